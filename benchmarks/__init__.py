@@ -1,0 +1,1 @@
+"""Extraction benchmark: corpus loading, protocol scoring, baselines, reports and the CLI."""

@@ -1,0 +1,1 @@
+"""The team dashboard: HTMX pages over the project's memory."""

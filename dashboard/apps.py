@@ -1,0 +1,7 @@
+"""Application config of the dashboard app."""
+
+from django.apps import AppConfig
+
+
+class DashboardConfig(AppConfig):
+    name = "dashboard"

@@ -1,0 +1,351 @@
+"""Whether a new decision supersedes an earlier one, contests it, or coexists with it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memory.graph import technologies, words
+from memory.graph.types import Candidate, Node, NodeKey
+
+SUPERSEDE = "supersede"
+CONTESTED = "contested"
+
+# Phrases saying that a choice replaces an earlier one. Looked for in the new decision's sentence.
+_SWITCH = re.compile(
+    r"\b(?:switch(?:ed|es|ing)?|mov(?:e|ed|es|ing)\s+(?:\w+\s+){0,3}?to|migrat\w*\s+to|instead"
+    r"|rather\s+than|replac(?:e|ed|es|ing)|drop(?:ped|ping|s)?\b|scratch\s+that|in\s+the\s+end"
+    r"|after\s+all|(?:go|goes|going|went|gone)\s+back\s+to|revert\w*|chang\w*\s+(?:course|to)"
+    r"|changed\s+my\s+mind|on\s+second\s+thought|no\s+longer|any\s?more|ditch\w*|abandon\w*"
+    r"|you\s+win|ended\s+up|swap(?:ped|ping|s)?|reversing|reverse[ds]?)\b",
+    re.IGNORECASE,
+)
+# The option a sentence names as replaced ("instead of X", "rather than X", "replacing X", "from X to").
+_REPLACED = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|replacing|in\s+place\s+of|away\s+from"
+    r"|(?:switch\w*|mov\w*|migrat\w*|chang\w*)\s+(?:\w+\s+){0,2}?from|replac(?:e|es|ed)(?=.+?\swith\s))"
+    r"\s+(.+?)"
+    r"(?=\s+(?:to|with|because|since|so|as|which|and|but|for)\b|[,.;!?)]|[:](?!\S)|$)",
+    re.IGNORECASE,
+)
+# Phrases saying that two choices live side by side.
+_BESIDE = re.compile(
+    r"\b(?:alongside|next\s+to|as\s+well|in\s+addition|on\s+top\s+of|both|fallback|backup"
+    r"|secondary|only\s+for|everything\s+else|elsewhere|also|too|stays?|keeps?|remains?|still"
+    r"|separate(?:ly)?|on\s+its\s+own)\b",
+    re.IGNORECASE,
+)
+# Phrases that hold a choice open; a loosely matched pair is contested only when one side is tentative.
+_TENTATIVE = re.compile(
+    r"\b(?:lean(?:ing)?\s+(?:toward|towards|to)|i'?d\s+(?:go|lean|say|probably|rather|pick)"
+    r"|(?:i'?m|we'?re)\s+thinking|thinking\s+(?:of|about)|probably|maybe|might|for\s+now"
+    r"|plan\s+(?:was|is)\s+to|i\s+figured|tentative\w*|i\s+guess|considering|seemed\s+like)\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:no|not|never|without|don't|won't|skip|none)\b", re.IGNORECASE)
+# Families of scope words: two decisions scoped to different members of one family coexist.
+_SCOPES = (
+    frozenset("prod production staging dev development local test tests ci qa".split()),
+    frozenset("ios android web mobile desktop server client".split()),
+    frozenset("monthly annual yearly weekly daily nightly hourly".split()),
+    frozenset("primary fallback secondary backup".split()),
+    frozenset("read reads write writes".split()),
+)
+_SCOPE_PHRASE = re.compile(r"\b(?:for|in|on)\s+(.+?)(?=\s+(?:and|but|with|so|because)\b|[,.;:]|$)")
+_REASON_MARK = re.compile(
+    r"\b(because(?:\s+of)?|since|given\s+that|due\s+to|so\s+that|so)\b\s+", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a new decision does to an earlier one, and why the text says so."""
+
+    kind: str  # SUPERSEDE or CONTESTED
+    old: NodeKey
+    reason: str = ""
+    inferred: bool = False  # the reason was not stated; it was inferred from the topic
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A decision as the contradiction check reads it: its label, sentence and message."""
+
+    label: str
+    sentence: str
+    position: int
+    text: str = ""  # the whole message
+    names: str = ""  # text in which capitalised words show as names (a whole transcript is best)
+
+    @property
+    def topic(self) -> set[str]:
+        return words.topic(self.label)
+
+    @property
+    def values(self) -> set[str]:
+        return words.values(self.label, self.names or self.sentence)
+
+
+def judge(
+    new: Statement, candidate: Candidate, earlier: Sequence[tuple[Node, Statement]]
+) -> list[Verdict]:
+    """The verdicts of a new decision against the earlier live decisions (newest first wins ties).
+
+    Decisions stated in the same message never contradict each other: they were said together.
+    """
+    pool = [(n, s) for n, s in earlier if s.position != new.position and n.key != candidate.key]
+    replaced = candidate.replaces or _named_replacement(new.sentence)
+    if replaced:
+        named = [(n, s) for n, s in pool if _names(replaced, s)]
+        if named:
+            node, old = _best(new, named)
+            return [_supersede(node, old, new, candidate)]
+    strong = [(n, s) for n, s in pool if _slot(s, new) >= 2]
+    weak = [(n, s) for n, s in pool if _slot(s, new) == 1]
+    # A named replacement that is no earlier decision uses up the cue ("PyJWT instead of python-jose").
+    if not replaced and _cued(new, candidate.label):
+        linked = strong or weak or [(n, s) for n, s in pool if _linked(s, new)]
+        if linked:
+            node, old = _best(new, linked)
+            return [_supersede(node, old, new, candidate)]
+        return []
+    for node, old in _ranked(new, strong):
+        if _negated(old.label) != _negated(new.label):
+            return [_supersede(node, old, new, candidate)]
+    if _BESIDE.search(new.sentence) or _BESIDE.search(candidate.label):
+        return []
+    for node, old in _ranked(new, strong + weak):
+        verdict = _without_cue(node, old, new, candidate)
+        if verdict:
+            return [verdict]
+    return []
+
+
+def _cued(new: Statement, label: str) -> bool:
+    """A replacement cue for this decision: in its label, or in its sentence unless the label itself
+    says it coexists ("..., everything else keeps Provider" shares a sentence with the switch)."""
+    if _SWITCH.search(label):
+        return True
+    return _SWITCH.search(new.sentence) is not None and _BESIDE.search(label) is None
+
+
+def is_switch(text: str) -> bool:
+    """Does ``text`` say that a choice replaces an earlier one ("switched to", "instead", ...)?"""
+    return _SWITCH.search(text) is not None
+
+
+def reason_in(statement: Statement) -> str:
+    """A reason ``statement``'s sentence gives ("because ...", "since ...", "..., so I went with")."""
+    return _stated_reason(statement, Statement("", "", -1))
+
+
+def _without_cue(
+    node: Node, old: Statement, new: Statement, candidate: Candidate
+) -> Verdict | None:
+    """No replacement cue: a bare swap in one slot supersedes; conflicting values there contest."""
+    if _scopes_differ(old, new):
+        return None
+    if _slot(old, new) >= 2 and _bare_swap(old, new):
+        return _supersede(node, old, new, candidate)
+    if _conflicting(old, new):
+        return Verdict(CONTESTED, node.key, reason=_reason(new, old, candidate)[0])
+    return None
+
+
+def _supersede(node: Node, old: Statement, new: Statement, candidate: Candidate) -> Verdict:
+    reason, inferred = _reason(new, old, candidate)
+    return Verdict(SUPERSEDE, node.key, reason=reason, inferred=inferred)
+
+
+def _best(new: Statement, pool: list[tuple[Node, Statement]]) -> tuple[Node, Statement]:
+    return _ranked(new, pool)[0]
+
+
+def _ranked(new: Statement, pool: list[tuple[Node, Statement]]) -> list[tuple[Node, Statement]]:
+    """Most similar first, then most recent: a choice usually revises the latest one on its topic."""
+    return sorted(pool, key=lambda p: (-_similarity(p[1], new), -p[1].position, p[1].label))
+
+
+def _similarity(a: Statement, b: Statement) -> float:
+    ta, tb = a.topic | a.values, b.topic | b.values
+    shared = len(ta & tb) + (0.5 if _shape_match(a, b) else 0.0)
+    return shared / max(1, min(len(ta), len(tb)))
+
+
+def _slot(a: Statement, b: Statement) -> int:
+    """How surely two decisions fill one slot: 2 sure (two shared topic words, or the same kind of
+    value such as 'HTTP-01'/'DNS-01'), 1 likely (one shared word, each with its own modifier)."""
+    shared = a.topic & b.topic
+    if len(shared) >= 2 or (shared and _shape_match(a, b)):
+        return 2
+    if technologies.rivals(a.label, b.label):
+        return 2
+    if _shape_match(a, b) and _distinct_values(a, b):
+        return 2
+    if len(shared) == 1 and _different_modifiers(a, b, next(iter(shared))):
+        return 1
+    return 0
+
+
+def _shape_match(a: Statement, b: Statement) -> bool:
+    """Two different values of one symbolic shape: 'Recall@20'/'NDCG@10', 'python:3.12-x'/'-y'."""
+    for x in a.values - b.values:
+        sx = words.shape(x)
+        if not (any(c in sx for c in "@-:_.") and "a" in sx and "0" in sx):
+            continue
+        if any(words.shape(y) == sx for y in b.values - a.values):
+            return True
+    return False
+
+
+def _distinct_values(a: Statement, b: Statement) -> bool:
+    if technologies.rivals(a.label, b.label):
+        return True
+    return bool(a.values - b.values) and bool(b.values - a.values)
+
+
+def _different_modifiers(a: Statement, b: Statement, head: str) -> bool:
+    """Both name ``head`` with a different word right before it ('email checklist'/'in-app checklist')."""
+    before_a, before_b = _modifier(a.label, head), _modifier(b.label, head)
+    return bool(before_a) and bool(before_b) and before_a != before_b
+
+
+def _modifier(label: str, head: str) -> str:
+    atoms = re.findall(r"[a-z0-9']+", label.lower())
+    for i, atom in enumerate(atoms):
+        if words.stem(atom) == head and i > 0 and atoms[i - 1] not in words.GENERIC:
+            return atoms[i - 1]
+    return ""
+
+
+def _linked(old: Statement, new: Statement) -> bool:
+    """With a replacement cue, a looser link will do: the new sentence names the old decision."""
+    if old.topic & words.topic(new.sentence) or old.values & new.values:
+        return True
+    # "... going back and forth on routing. I started with net/http" ... "went with chi for the router"
+    return bool(new.topic & words.topic(words.lead_in(old.text, old.sentence)))
+
+
+def _names(replaced: str, old: Statement) -> bool:
+    """Does the phrase the text says was replaced name this earlier decision?"""
+    wanted = words.topic(replaced) | words.values(replaced, old.names)
+    have = old.topic | old.values
+    return bool(wanted) and len(wanted & have) >= 0.5 * len(wanted)
+
+
+def _named_replacement(sentence: str) -> str:
+    match = _REPLACED.search(sentence)
+    return match.group(1).strip() if match else ""
+
+
+def _negated(label: str) -> bool:
+    return _NEGATION.search(label) is not None
+
+
+def _bare_swap(a: Statement, b: Statement) -> bool:
+    """The same words around a different value: 'Postgres for the database'/'MySQL for the database'."""
+    named = a.values | b.values | _names_in(a.label) | _names_in(b.label)
+    value_stems = {words.stem(p) for v in named for p in re.findall(r"[a-z0-9]+", v)}
+    rest_a, rest_b = a.topic - value_stems, b.topic - value_stems
+    return rest_a == rest_b and _distinct_values(a, b)
+
+
+def _names_in(label: str) -> set[str]:
+    return {n for names in technologies.families(label).values() for n in names}
+
+
+def _conflicting(a: Statement, b: Statement) -> bool:
+    """One slot, two different fillers, each side with something the other lacks."""
+    if _shape_match(a, b) or _distinct_values(a, b):
+        return True
+    shared = a.topic & b.topic
+    if len(shared) != 1 or not _different_modifiers(a, b, next(iter(shared))):
+        return False
+    return any(_TENTATIVE.search(s.sentence) for s in (a, b))
+
+
+def _scopes_differ(a: Statement, b: Statement) -> bool:
+    """Scoped to different members of one family (prod/dev, iOS/Android), or to disjoint 'for X'."""
+    wa = set(re.findall(r"[a-z]+", a.label.lower()))
+    wb = set(re.findall(r"[a-z]+", b.label.lower()))
+    for family in _SCOPES:
+        fa, fb = wa & family, wb & family
+        if fa and fb and not fa & fb:
+            return True
+    if technologies.rivals(a.label, b.label):
+        return False  # two databases for two kinds of data: the text does not say both stay
+    sa, sb = _scope_topic(a.label), _scope_topic(b.label)
+    return bool(sa) and bool(sb) and not sa & sb
+
+
+def _scope_topic(label: str) -> set[str]:
+    match = _SCOPE_PHRASE.search(label)
+    return words.topic(match.group(1)) if match else set()
+
+
+def _reason(new: Statement, old: Statement, candidate: Candidate) -> tuple[str, bool]:
+    """Why the change: the candidate's reason, else one the sentence gives, else an inferred one."""
+    if candidate.reason:
+        return candidate.reason, False
+    found = _stated_reason(new, old)
+    if found:
+        return found, False
+    return f"inferred: a later decision on the same topic ({new.label}) replaced it", True
+
+
+def _stated_reason(new: Statement, old: Statement) -> str:
+    """The reason the new decision's sentence (or the one next to it) gives for the change."""
+    sentence = new.sentence
+    marks = list(_REASON_MARK.finditer(sentence))
+    strong = [m for m in marks if m.group(1).lower() != "so"]
+    if strong:
+        return _clause(sentence[strong[0].end() :])
+    about = new.topic
+    for mark in marks:  # "so": the reason is whichever side is not the decision itself
+        after = _clause(sentence[mark.end() :])
+        if len(words.topic(after) & about) <= len(about) / 2:
+            return after
+        before = _clause_back(sentence[: mark.start()])
+        if len(words.topic(before)) >= 2:
+            return before
+    return _clause_reason(new, old) or _neighbour_reason(new, old)
+
+
+def _clause_reason(new: Statement, old: Statement) -> str:
+    """Another clause of the decision's sentence: the one that names either choice, or the opener."""
+    sentence, head = new.sentence, new.label.lower()[:15]
+    clauses = [
+        c.strip() for c in re.split(r"[;:](?=\s)|,\s+and\s+|\s+-{1,2}\s+", sentence) if c.strip()
+    ]
+    others = [c for c in clauses if head not in c.lower()]
+    if len(others) < len(clauses):
+        wanted = old.topic | old.values | new.topic
+        scored = [c for c in others if words.topic(c) & wanted]
+        if scored:
+            return max(scored, key=lambda c: len(words.topic(c) & wanted)).rstrip(".")
+    opener = sentence[: max(0, sentence.lower().find(head))].strip(" ,")
+    first = re.split(r",\s+", opener)[0] if opener else ""
+    return first if len(words.topic(first)) >= 3 else ""
+
+
+def _neighbour_reason(new: Statement, old: Statement) -> str:
+    """A sentence next to the decision that names the old choice ("Alpine isn't worth it when ...")."""
+    parts = words.sentences(new.text)
+    if new.sentence not in parts:
+        return ""
+    i = parts.index(new.sentence)
+    near = parts[i + 1 : i + 2] + parts[max(0, i - 1) : i]
+    for wanted in (old.topic | {v for v in old.values if not v.isdigit()}, new.topic):
+        for part in near:  # naming the old choice first: that is what the reason is about
+            if (words.topic(part) | words.values(part)) & wanted and "?" not in part:
+                return part.rstrip(".:")
+    return ""
+
+
+def _clause(text: str) -> str:
+    return re.split(r"[;:.!?](?=\s|$)|,\s+(?:and|but|which)\s+", text, maxsplit=1)[0].strip(" ,")
+
+
+def _clause_back(text: str) -> str:
+    return re.split(r"[;:.!?]\s+|,\s+(?=[a-z])", text.strip(" ,"))[-1].strip(" ,") if text else ""

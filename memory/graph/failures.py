@@ -1,0 +1,135 @@
+"""Recognising errors: failure lines in program output and problem statements in prose."""
+
+from __future__ import annotations
+
+import re
+
+from memory.graph import phrases
+
+MAX_ERROR_WORDS = 14
+
+# Output noise before the message of a log line: timestamps, levels, logger and tool prefixes.
+_LOG_PREFIX = re.compile(
+    r"^(?:[\d/:\-.TZ+,]{6,}\s+|\[[^\]]{0,40}\]\s+|\$\s+|>\s+|e:\s+|\[!\]\s+|"
+    r"(?:INFO|WARN|WARNING|DEBUG|TRACE)\b\s*)+"
+)
+_NOISE_TAIL = re.compile(r"\s*(?:<[^>]*>|\(TID[^)]*\)|at 0x[0-9a-f]+.*)$")
+_STRONG = re.compile(
+    r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b|\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|"
+    r"\bERROR\b|\bError\b|\bFATAL\b|\bFailed\b|\bfailed\b|\bCannot\b|\bcannot\b|\bcould not\b|"
+    r"\bnot found\b|\bdenied\b|\bFAILED\b|\bkilled\b"
+)
+# Lines that only summarise a run ("1 failed, 4 passed", "ERROR=0") are not the error itself.
+_SUMMARY_LINE = re.compile(r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#|^\s*//")
+_SOURCE_LINE = re.compile(
+    r"^\s*(?:except|catch|raise|throw|if|elif|else|try|return|def|func|fn|class|import|from|"
+    r"case|guard|print|log|console|@|\}|\)|\.)|=\s*|\b(?:print|console\.log|logger\.\w+)\("
+)
+_PROBLEM_NOUN = re.compile(
+    r"\b(?:error|bug|crash|race|collision|leak|timeout|oom|exception|failure|regression|deadlock|"
+    r"flak\w*|[45]\d\d|hang\w*|corrupt\w*|broken|missing|wrong|not \w+ing|stuck|duplicate\w*)\b|"
+    r"[A-Z]\w*(?:Error|Exception)\b",
+    re.IGNORECASE,
+)
+
+
+def from_code(block: list[str]) -> list[tuple[str, str]]:
+    """The failure a block of program output reports: its strongest error line, if any."""
+    best: tuple[int, str] | None = None
+    for line in block:
+        score = _line_score(line)
+        if score and (best is None or score > best[0]):
+            best = (score, line)
+    if best is None:
+        return []
+    label = error_line_label(best[1])
+    return [(label, best[1].strip())] if label else []
+
+
+def _line_score(line: str) -> int:
+    """How surely a line is the failure message (0: not one). Later lines win ties (tracebacks)."""
+    text = line.strip()
+    if not text or len(text) > 400 or _SUMMARY_LINE.search(text) or _SOURCE_LINE.search(text):
+        return 0
+    head = _LOG_PREFIX.sub("", text)
+    if re.match(r"(?:Caused by:\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b", head) or re.match(
+        r"(?:fatal error|panic|error(?:\[\w+\])?|Error|ERROR|FATAL)\b:?", head
+    ):
+        return 4
+    if phrases.EXCEPTION_NAME.search(text) and ":" in text:
+        return 3
+    if re.search(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b", text):
+        return 3
+    if _STRONG.search(text):
+        return 2
+    return 0
+
+
+def error_line_label(line: str) -> str:
+    """A label for an output line: log prefixes and object reprs removed, bounded in words."""
+    text = " ".join(line.split())
+    text = _LOG_PREFIX.sub("", text)
+    text = re.sub(r"^(?:Error:\s+)+(?=Error\b)", "", text)  # "Error: Error acquiring ..."
+    text = re.sub(r"^\[?Error:\s*(.*?)\]?$", r"\1", text) if text.startswith("[Error") else text
+    text = re.sub(r"^Caused by:\s*", "", text)
+    text = _NOISE_TAIL.sub("", text)
+    first = re.split(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z])", text, maxsplit=1)[0]
+    words = first.split()
+    if len(words) > MAX_ERROR_WORDS:
+        first = " ".join(words[:MAX_ERROR_WORDS])
+    return first.strip(" .,:;")
+
+
+def is_error_message(text: str) -> bool:
+    """Whether a quoted snippet is an error message ("SSL error: certificate verify failed")."""
+    return _line_score(text) >= 3 or bool(re.search(r"\b(?:error|failed|denied):?\s", text, re.I)
+                                          and len(text.split()) >= 3 and not _SOURCE_LINE.search(text))
+
+
+def names_problem(text: str, loose: bool = False) -> bool:
+    """Whether a phrase names a problem ("422 error", "the port collision", "missing validation")."""
+    if _PROBLEM_NOUN.search(text):
+        return True
+    return loose and bool(phrases.ERROR.search(text))
+
+
+def is_problem(clause: str, role: str) -> bool:
+    """Whether a prose clause states a failure or wrong behaviour of the system being worked on."""
+    if phrases.ERROR_META.search(clause) or len(clause.split()) < 2:
+        return False
+    if phrases.EXCEPTION_NAME.search(clause):
+        return True
+    if not phrases.ERROR.search(clause):
+        return False
+    # An assistant explaining causes uses the same words; only a strong failure verb counts there.
+    if role != "user":
+        return bool(_STRONG_PROSE.search(clause))
+    return True
+
+
+_STRONG_PROSE = re.compile(
+    r"\b(?:fails|failed|failing|crash\w*|hangs|hung|broke|broken|unreachable|unreliable|"
+    r"returns? [45]\d\d|timing out|times out|deletes|discards|wiped|leak\w*|race\b|"
+    r"out of memory|OOM|error rate (?:is|of|at|jumped|spiked)|unsafe|is locked|corrupt\w*|"
+    r"permanently|resurrect\w*|reinstat\w*|wrong)\b",
+    re.IGNORECASE,
+)
+
+
+def is_strong_problem(clause: str) -> bool:
+    """A failure stated so plainly that no other reading of the clause competes with it."""
+    if phrases.ERROR_META.search(clause):
+        return False
+    return bool(phrases.EXCEPTION_NAME.search(clause) or _UNAMBIGUOUS.search(clause))
+
+
+_UNAMBIGUOUS = re.compile(
+    r"\bkeeps? (?:returning|failing|crashing|timing out|throwing)\b|\breturns? (?:a )?[45]\d\d\b|"
+    r"\b(?:crash(?:es|ed)|hangs|blows up|blew up|fell over|falls over|is timing out|times out)\b",
+    re.IGNORECASE,
+)
+
+
+def problem_label(clause: str) -> str:
+    """The clause itself, minus program-output noise: the problem as stated."""
+    return _NOISE_TAIL.sub("", clause)

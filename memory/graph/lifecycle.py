@@ -1,0 +1,467 @@
+"""How candidates change a graph (merging, monotonic status, fixes, contradictions, tombstones) and the
+explicit actions people take on decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from memory.graph import contradictions, importance, words
+from memory.graph.contradictions import Statement
+from memory.graph.timetravel import change_status
+from memory.graph.types import (
+    EXTRACTOR,
+    Candidate,
+    Edge,
+    EdgeType,
+    Graph,
+    Node,
+    NodeKey,
+    NodeType,
+    Status,
+    Transition,
+    Turn,
+    normalize_label,
+)
+
+# Progress order: a re-mention may move a node up this ladder, never down.
+_RANK = {Status.PENDING: 0, Status.IN_PROGRESS: 1, Status.FAILED: 1, Status.COMPLETED: 2}
+# Decision statuses that an incoming decision may revise or contest.
+_OPEN_DECISION = frozenset({Status.PENDING, Status.IN_PROGRESS, Status.COMPLETED, Status.CONTESTED})
+# Verbs that say what was done to a task, not which task it is ("write the tests"/"tests written").
+_TASK_VERBS = frozenset("fix write implement creat build finish complet updat wire hook".split())
+OUTCOMES = ("keep_both", "a_replaces_b", "b_replaces_a", "invalidate_a", "invalidate_b")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One thing ``apply`` did, for logs and tests."""
+
+    kind: str  # created | merged | advanced | ignored | fixed | superseded | contested | revived
+    key: NodeKey
+    detail: str = ""
+
+
+@dataclass
+class _Pass:
+    """What one ``apply`` call reads besides the graph: the turns and the record time."""
+
+    graph: Graph
+    turns: Mapping[int, Turn]
+    now: float
+    names: str  # the whole transcript, so capitalised words can be told apart as names
+
+    def valid_at(self, position: int) -> float:
+        turn = self.turns.get(position)
+        return turn.timestamp if turn and turn.timestamp else self.now
+
+    def statement(self, label: str, quote: str, position: int) -> Statement:
+        text = self.turns[position].content if position in self.turns else quote
+        sentence = words.sentence_of(text, quote or label) if text else label
+        return Statement(label, sentence, position, text=text, names=self.names)
+
+
+def apply(
+    graph: Graph, candidates: Sequence[Candidate], turns: Mapping[int, Turn], now: float
+) -> list[Change]:
+    """Apply candidates, in message order, to ``graph``; ``now`` is the record time."""
+    names = "\n".join(t.content for _, t in sorted(turns.items()))
+    run = _Pass(graph, turns, now, names)
+    changes: list[Change] = []
+    for candidate in candidates:
+        changes += _apply_one(run, candidate)
+    return changes
+
+
+def _apply_one(run: _Pass, c: Candidate) -> list[Change]:
+    node = _match(run.graph, c)
+    if node is None:
+        node = _create(run, c)
+        changes = [Change("created", node.key)]
+        if node.type == NodeType.DECISION:
+            changes += _check_decision(run, node, c)
+    else:
+        changes = _merge(run, node, c)
+    if c.fixes:
+        changes += _resolve_fix(run, node, c)
+    return changes
+
+
+def _create(run: _Pass, c: Candidate) -> Node:
+    at = run.valid_at(c.evidence.position)
+    node = Node(
+        type=c.type,
+        label=c.label,
+        status=c.status,
+        confidence=c.confidence,
+        evidence=c.evidence,
+        reason=c.reason,
+        valid_from=c.evidence.position,
+        valid_from_at=at,
+        recorded_at=run.now,
+        last_seen_at=at,
+    )
+    node.importance = importance.base(node)
+    node.history.append([node.valid_from, at, run.now, str(node.status)])
+    run.graph.nodes[node.key] = node
+    return node
+
+
+def _merge(run: _Pass, node: Node, c: Candidate) -> list[Change]:
+    """A re-mention: reinforce, raise confidence, and move status forward only."""
+    if node.status == Status.INVALIDATED:
+        return [Change("ignored", node.key, "tombstone")]  # an invalidated decision stays dead
+    at = run.valid_at(c.evidence.position)
+    importance.reinforce(node, at)
+    node.confidence = max(node.confidence, c.confidence)
+    node.reason = node.reason or c.reason
+    if node.status == Status.SUPERSEDED:
+        return _maybe_revive(run, node, c)
+    if node.status == Status.ARCHIVED:
+        change_status(node, _unarchived(node, c.status), c.evidence.position, at, run.now)
+        return [Change("revived", node.key, "re-mentioned after archiving")]
+    if node.status == Status.CONTESTED or c.status not in _RANK:
+        return [Change("merged", node.key)]
+    if _RANK[c.status] > _RANK.get(node.status, 0):
+        change_status(node, c.status, c.evidence.position, at, run.now)
+        return [Change("advanced", node.key, str(c.status))]
+    return [Change("merged", node.key)]
+
+
+def _unarchived(node: Node, incoming: Status) -> Status:
+    """The status a node had before it was archived, or the incoming one if that is further on."""
+    before = [Status(e[3]) for e in node.history if Status(e[3]) in _RANK]
+    previous = before[-1] if before else Status.PENDING
+    if incoming in _RANK and _RANK[incoming] > _RANK[previous]:
+        return incoming
+    return previous
+
+
+def _maybe_revive(run: _Pass, node: Node, c: Candidate) -> list[Change]:
+    """A superseded decision comes back only when the text says so ("going back to X")."""
+    said = run.statement(c.label, c.evidence.quote, c.evidence.position)
+    if node.type != NodeType.DECISION or not contradictions.is_switch(said.sentence):
+        return [Change("merged", node.key)]
+    at = run.valid_at(c.evidence.position)
+    before = node.status
+    change_status(node, Status.COMPLETED, c.evidence.position, at, run.now)
+    node.valid_until = node.valid_until_at = None
+    run.graph.transitions.append(
+        Transition(
+            node.label,
+            "",
+            before,
+            Status.COMPLETED,
+            c.evidence.position,
+            reason=contradictions.reason_in(said) or "adopted again",
+            evidence=c.evidence.quote,
+            confidence_before=node.confidence,
+            confidence_after=node.confidence,
+            at=run.now,
+        )
+    )
+    return [Change("revived", node.key), *_check_decision(run, node, c)]
+
+
+def _check_decision(run: _Pass, node: Node, c: Candidate) -> list[Change]:
+    """Hold a new decision against the earlier open ones: supersede, contest, or leave be."""
+    earlier = [
+        (n, run.statement(n.label, n.evidence.quote, n.evidence.position))
+        for n in run.graph.nodes.values()
+        if n.type == NodeType.DECISION
+        and n.status in _OPEN_DECISION
+        and n.key != node.key
+        and n.retired_at is None
+        and n.valid_from <= c.evidence.position
+    ]
+    new = run.statement(c.label, c.evidence.quote, c.evidence.position)
+    changes = []
+    for verdict in contradictions.judge(new, c, earlier):
+        old = run.graph.nodes[verdict.old]
+        if verdict.kind == contradictions.SUPERSEDE:
+            reason = verdict.reason + (" (inferred)" if verdict.inferred else "")
+            supersede(
+                run.graph,
+                old,
+                node,
+                c.evidence.position,
+                run.valid_at(c.evidence.position),
+                run.now,
+                reason,
+                c.evidence.quote,
+                EXTRACTOR,
+            )
+            changes.append(Change("superseded", old.key, node.label))
+        else:
+            _contest(run, old, node, c, verdict.reason)
+            changes.append(Change("contested", old.key, node.label))
+    return changes
+
+
+def supersede(
+    graph: Graph,
+    old: Node,
+    new: Node,
+    trigger: int,
+    valid_at: float,
+    now: float,
+    reason: str,
+    evidence: str,
+    actor: str,
+) -> Transition:
+    """``new`` replaces ``old``: old leaves the live graph at ``trigger``, with a transition saying why."""
+    before = old.status
+    position = trigger if trigger >= 0 else graph.high_water + 1
+    for partner in _release_conflicts(graph, old, now):
+        if partner is not new:
+            _settle(
+                graph,
+                partner,
+                position,
+                valid_at,
+                now,
+                f"its rival '{old.label}' was replaced",
+                actor,
+                trigger,
+            )
+    change_status(old, Status.SUPERSEDED, position, valid_at, now)
+    old.valid_until, old.valid_until_at = position, valid_at
+    graph.edges.setdefault(
+        (new.key, old.key, EdgeType.SUPERSEDES),
+        Edge(new.key, old.key, EdgeType.SUPERSEDES, recorded_at=now),
+    )
+    transition = Transition(
+        old.label,
+        new.label,
+        before,
+        Status.SUPERSEDED,
+        trigger,
+        reason=reason,
+        evidence=evidence,
+        confidence_before=old.confidence,
+        confidence_after=new.confidence,
+        actor=actor,
+        at=now,
+    )
+    graph.transitions.append(transition)
+    return transition
+
+
+def _contest(run: _Pass, old: Node, new: Node, c: Candidate, reason: str) -> None:
+    """Neither is known to stand: both contested, joined by conflicts_with, a transition for each."""
+    position, at = c.evidence.position, run.valid_at(c.evidence.position)
+    why = f"unclear whether '{new.label}' replaced '{old.label}'"
+    for node, other in ((old, new), (new, old)):
+        before = node.status
+        change_status(node, Status.CONTESTED, position, at, run.now)
+        run.graph.transitions.append(
+            Transition(
+                node.label,
+                other.label,
+                before,
+                Status.CONTESTED,
+                position,
+                reason=why + (f"; {reason}" if reason else ""),
+                evidence=c.evidence.quote,
+                confidence_before=node.confidence,
+                confidence_after=node.confidence,
+                at=run.now,
+            )
+        )
+    run.graph.edges[(new.key, old.key, EdgeType.CONFLICTS_WITH)] = Edge(
+        new.key, old.key, EdgeType.CONFLICTS_WITH, recorded_at=run.now
+    )
+
+
+def _conflicts_of(graph: Graph, node: Node) -> list[Edge]:
+    return [
+        e
+        for e in graph.edges.values()
+        if e.type == EdgeType.CONFLICTS_WITH
+        and e.retired_at is None
+        and node.key in (e.source, e.target)
+    ]
+
+
+def _release_conflicts(graph: Graph, node: Node, now: float) -> list[Node]:
+    """Retire ``node``'s conflicts_with edges; the nodes on their other ends."""
+    partners = []
+    for edge in _conflicts_of(graph, node):
+        edge.retired_at = now
+        other = edge.target if edge.source == node.key else edge.source
+        if other in graph.nodes:
+            partners.append(graph.nodes[other])
+    return partners
+
+
+def _settle(
+    graph: Graph,
+    node: Node,
+    position: int,
+    valid_at: float,
+    now: float,
+    reason: str,
+    actor: str,
+    trigger: int,
+    other: str = "",
+) -> None:
+    """A contested decision with no rival left is in force again."""
+    if node.status != Status.CONTESTED or _conflicts_of(graph, node):
+        return
+    change_status(node, Status.COMPLETED, position, valid_at, now)
+    graph.transitions.append(
+        Transition(
+            node.label,
+            other,
+            Status.CONTESTED,
+            Status.COMPLETED,
+            trigger,
+            reason=reason,
+            confidence_before=node.confidence,
+            confidence_after=node.confidence,
+            actor=actor,
+            at=now,
+        )
+    )
+
+
+# --- matching -------------------------------------------------------------------------------
+
+
+def _match(graph: Graph, c: Candidate) -> Node | None:
+    """The node a candidate is about: same key, else a conservative near-duplicate of its type."""
+    node = graph.nodes.get(c.key)
+    if node is not None:
+        return node
+    if c.type == NodeType.DECISION and (c.replaces or contradictions.is_switch(c.label)):
+        return None  # "switch from X to Y" mentions X but is a new decision
+    best, best_score = None, 0
+    mine = _identity(c.label, c.type)
+    for other in graph.nodes.values():
+        if other.type != c.type:
+            continue
+        theirs = _identity(other.label, other.type)
+        small, large = sorted((mine, theirs), key=len)
+        if len(small) >= 2 and small <= large and len(small) > best_score:
+            best, best_score = other, len(small)
+    return best
+
+
+def _identity(label: str, node_type: NodeType) -> frozenset[str]:
+    """The words that identify a fact: topic stems plus values (so '6 chars' and '8 chars' differ)."""
+    ids = words.topic(label) | {v for v in words.values(label) if not v.isalpha()}
+    if node_type == NodeType.TASK:
+        ids -= _TASK_VERBS
+    return frozenset(ids)
+
+
+def _resolve_fix(run: _Pass, fixer: Node, c: Candidate) -> list[Change]:
+    """``c`` fixes an error it names: the error is resolved and the fix points at it."""
+    error = _find_error(run.graph, c.fixes)
+    if error is None or error is fixer:
+        return []
+    if error.status != Status.COMPLETED:
+        at = run.valid_at(c.evidence.position)
+        change_status(error, Status.COMPLETED, c.evidence.position, at, run.now)
+    run.graph.edges.setdefault(
+        (fixer.key, error.key, EdgeType.FIXES),
+        Edge(fixer.key, error.key, EdgeType.FIXES, recorded_at=run.now),
+    )
+    return [Change("fixed", error.key, fixer.label)]
+
+
+def _find_error(graph: Graph, named: str) -> Node | None:
+    exact = graph.nodes.get((NodeType.ERROR, normalize_label(named)))
+    if exact is not None:
+        return exact
+    wanted = words.topic(named) | words.values(named)
+    best, best_key = None, None
+    for node in graph.of_type(NodeType.ERROR):
+        have = words.topic(node.label) | words.values(node.label)
+        shared = len(wanted & have)
+        if not shared or shared < 0.5 * min(len(wanted), len(have)):
+            continue
+        key = (node.status != Status.COMPLETED, shared, node.valid_from)
+        if best_key is None or key > best_key:
+            best, best_key = node, key
+    return best
+
+
+# --- explicit actions ------------------------------------------------------------------------
+
+
+def invalidate(
+    graph: Graph, key: NodeKey, reason: str, actor: str, now: float, trigger: int = -1
+) -> Transition:
+    """A person marks a fact as wrong: it becomes a tombstone that re-extraction never revives."""
+    node = _require(graph, key)
+    if not reason.strip() or not actor.strip():
+        raise ValueError("invalidating needs a reason and an actor")
+    position = trigger if trigger >= 0 else graph.high_water + 1
+    before = node.status
+    for partner in _release_conflicts(graph, node, now):
+        _settle(
+            graph,
+            partner,
+            position,
+            now,
+            now,
+            f"its rival '{node.label}' was invalidated",
+            actor,
+            trigger,
+            node.label,
+        )
+    change_status(node, Status.INVALIDATED, position, now, now)
+    transition = Transition(
+        node.label,
+        "",
+        before,
+        Status.INVALIDATED,
+        trigger,
+        reason=reason,
+        confidence_before=node.confidence,
+        confidence_after=node.confidence,
+        actor=actor,
+        at=now,
+    )
+    graph.transitions.append(transition)
+    return transition
+
+
+def resolve_contested(
+    graph: Graph, key_a: NodeKey, key_b: NodeKey, outcome: str, reason: str, actor: str, now: float
+) -> list[Transition]:
+    """A person settles a contested pair; returns the transitions recorded (actor = the person)."""
+    a, b = _require(graph, key_a), _require(graph, key_b)
+    if outcome not in OUTCOMES:
+        raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}")
+    if outcome != "keep_both" and not reason.strip():
+        raise ValueError("a reason is required unless both decisions are kept")
+    pair = {key_a, key_b}
+    edges = [e for e in _conflicts_of(graph, a) if {e.source, e.target} == pair]
+    if not edges:
+        raise ValueError("these two decisions are not a contested pair")
+    start = len(graph.transitions)
+    for edge in edges:
+        edge.retired_at = now
+    position = graph.high_water + 1
+    why = reason.strip() or "both kept"
+    if outcome == "keep_both":
+        _settle(graph, a, position, now, now, why, actor, -1, b.label)
+        _settle(graph, b, position, now, now, why, actor, -1, a.label)
+    elif outcome in ("a_replaces_b", "b_replaces_a"):
+        new, old = (a, b) if outcome == "a_replaces_b" else (b, a)
+        supersede(graph, old, new, -1, now, now, why, "", actor)
+        _settle(graph, new, position, now, now, why, actor, -1, old.label)
+    else:
+        wrong, right = (a, b) if outcome == "invalidate_a" else (b, a)
+        invalidate(graph, wrong.key, why, actor, now)
+        _settle(graph, right, position, now, now, why, actor, -1, wrong.label)
+    return graph.transitions[start:]
+
+
+def _require(graph: Graph, key: NodeKey) -> Node:
+    node = graph.nodes.get(key)
+    if node is None:
+        raise KeyError(f"no node {key!r} in this graph")
+    return node

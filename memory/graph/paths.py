@@ -1,0 +1,141 @@
+"""Detection of file paths and HTTP endpoints in free text, in every form people write them."""
+
+from __future__ import annotations
+
+import re
+
+# Extensions of files people name in work sessions: source, config, data, docs, infra, build.
+FILE_EXTENSIONS = frozenset(
+    """
+    py pyi pyx ipynb js mjs cjs jsx ts tsx vue svelte go rs java kt kts scala swift dart rb php
+    c h cc cpp hpp cxx cs fs m mm lua r jl ex exs erl hs ml clj sql graphql gql proto
+    yaml yml json jsonl ndjson toml ini cfg conf env properties xml plist entitlements
+    md mdx rst txt csv tsv parquet avro orc xlsx xls docx pptx pdf html htm css scss sass less
+    sh bash zsh fish ps1 bat cmd tf tfvars tfstate hcl lock mod sum gradle pom sbt cabal nix
+    dockerfile mk cmake make db sqlite sqlite3 log gz zip tar tgz png jpg jpeg gif svg webp ico
+    gguf pt pth ckpt onnx safetensors pkl h5 npy npz wasm j2 jinja tpl tmpl pbxproj xcconfig
+    storyboard xib gemspec podspec pem crt key service timer
+    """.split()
+)
+
+# Files people name without an extension (build, container and project conventions).
+BARE_FILENAMES = frozenset(
+    """
+    Dockerfile Containerfile Makefile GNUmakefile Podfile Gemfile Procfile Jenkinsfile Vagrantfile
+    Rakefile Brewfile Justfile Taskfile Caddyfile CODEOWNERS LICENSE README CHANGELOG
+    """.split()
+)
+
+# Names shaped like files that are in fact libraries or projects ("moment.js", "llama.cpp").
+LIBRARY_NAMES = frozenset(
+    """
+    node.js moment.js chart.js vue.js next.js nuxt.js three.js d3.js express.js ember.js
+    backbone.js angular.js react.js socket.io p5.js llama.cpp whisper.cpp ggml.c
+    """.split()
+)
+
+# Configuration files named by a leading dot alone (".when" in code is a method call, not a file).
+DOTFILES = frozenset(
+    """
+    .env .envrc .gitignore .gitattributes .gitmodules .dockerignore .editorconfig .npmrc .nvmrc
+    .yarnrc .bashrc .zshrc .profile .bash_profile .prettierrc .eslintrc .babelrc .flake8
+    .pylintrc .coveragerc .python-version .ruby-version .node-version .tool-versions .htaccess
+    .mailmap .vimrc .netrc .pgpass .terraformrc .helmignore .gcloudignore .slugignore .vercelignore
+    """.split()
+)
+_DOTFILE = re.compile(r"\.(?:[a-z]+rc|[a-z-]+ignore|env\.[a-z]+)")
+
+# Top-level directories of a Unix filesystem: an absolute path under them is a file, not a route.
+UNIX_ROOTS = frozenset("etc usr var home opt tmp srv mnt root bin sbin lib dev proc Users Volumes".split())
+
+HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+
+_WINDOWS = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\\s,;:'\"`<>|*?]+\\)*[^\\\s,;:'\"`<>|*?]+")
+# A run of path characters; bounded, so that a pathological token cannot make this slow.
+# Only tokens holding a dot or a slash are tried (plus the known bare names), which keeps this fast.
+_CANDIDATE = re.compile(
+    r"(?<![\w@$%/\\.:-])[~.]{0,2}/?[\w@+\-]{0,120}(?:[./][\w@+\-{}*]{1,120}){1,24}/?"
+)
+_BARE = re.compile(r"\b(?:" + "|".join(sorted(BARE_FILENAMES)) + r")\b")
+_ENDPOINT = re.compile(
+    r"\b(" + "|".join(HTTP_METHODS) + r")\s+(/[\w{}:.\-/]*[\w}/])(?:\?[\w=&%.\-]*)?"
+)
+_URL = re.compile(r"\b[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
+_LINE_SUFFIX = re.compile(r"(?:::[\w\[\]\-.]+|:\d+(?::\d+)?)$")
+
+
+def _extension(name: str) -> str:
+    stem, dot, ext = name.rpartition(".")
+    return ext.lower() if dot and stem and stem != "." else ""
+
+
+def is_file_name(token: str) -> bool:
+    """Whether a single path segment names a file: a known extension, a bare build file, a dotfile."""
+    if token in BARE_FILENAMES:
+        return True
+    if token.lower() in LIBRARY_NAMES:
+        return False
+    if token in DOTFILES or _DOTFILE.fullmatch(token):
+        return True
+    ext = _extension(token)
+    return bool(ext) and ext in FILE_EXTENSIONS and not token.split(".")[0].isdigit()
+
+
+def clean_path(raw: str) -> str:
+    """A path as a label: no trailing punctuation, no :line or ::test suffix, no leading lone slash."""
+    path = raw.rstrip(".,;:)]}'\"`")
+    path = _LINE_SUFFIX.sub("", path)
+    if path.startswith("/") and path.count("/") == 1:
+        path = path[1:]  # "/requirements.lock" quoted in an error message names a file, not a root
+    return path
+
+
+def is_path(token: str, in_code: bool = False) -> bool:
+    """Whether ``token`` (already cleaned) is a file path; in code, bare names need a directory."""
+    if not token or len(token) > 300 or "//" in token:
+        return False
+    parts = [p for p in token.split("/") if p not in ("", ".", "..", "~")]
+    if not parts:
+        return False
+    last = parts[-1]
+    if "{" in token or "*" in last:
+        return False
+    if is_file_name(last):
+        return len(parts) > 1 or not in_code
+    if token.startswith("/") and len(parts) >= 2 and parts[0] in UNIX_ROOTS:
+        return not in_code
+    # ".well-known/apple-app-site-association": a path under a dot-directory is a file.
+    return len(parts) >= 2 and token.startswith(".") and not token.startswith("..") and not in_code
+
+
+def find_paths(text: str, in_code: bool = False) -> list[str]:
+    """File paths in ``text`` in order of appearance, without duplicates and without URLs."""
+    blank = lambda m: " " * len(m.group(0))  # noqa: E731 - keeps offsets, so order is preserved
+    text = _ENDPOINT.sub(blank, _URL.sub(blank, text))
+    hits: list[tuple[int, str]] = [(m.start(), m.group(0).rstrip(".,;)")) for m in _WINDOWS.finditer(text)]
+    text = _WINDOWS.sub(blank, text)
+    for m in _CANDIDATE.finditer(text):
+        path = clean_path(m.group(0))
+        if is_path(path, in_code):
+            hits.append((m.start(), path))
+    if not in_code:
+        hits.extend((m.start(), m.group(0)) for m in _BARE.finditer(text))
+    found: list[str] = []
+    for _, path in sorted(hits):
+        if path not in found:
+            found.append(path)
+    return found
+
+
+def find_endpoints(text: str) -> list[str]:
+    """HTTP routes written with their method ("POST /api/auth/login"), in order, without duplicates."""
+    found: list[str] = []
+    for m in _ENDPOINT.finditer(text):
+        label = f"{m.group(1)} {m.group(2)}"
+        if label not in found:
+            found.append(label)
+    return found
+
+
+def is_endpoint(label: str) -> bool:
+    return bool(_ENDPOINT.fullmatch(label.strip()))

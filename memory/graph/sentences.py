@@ -1,0 +1,149 @@
+"""Segmentation of a message into code blocks, prose lines, list items, sentences and clauses."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_MESSAGE_CHARS = 200_000  # longer messages are read up to here: bounded work per turn
+MAX_SENTENCE_CHARS = 600  # a "sentence" longer than this is a paste, not a statement
+MAX_CODE_LINES = 400  # lines of one fenced block scanned for errors and paths
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+_TABLE = re.compile(r"^\s*\|")
+_QUOTE = re.compile(r"^\s*>")
+# End of a sentence: terminal punctuation then space; not after common abbreviations.
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\betc)(?<!\bapprox)[.!?]+[\"')\]]*\s+")
+# Control characters other than newline and tab carry no meaning in a transcript.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    in_list: bool = False  # a bullet or numbered item
+    heading: str = ""  # the "Recap:"-style line the list item sits under, if any
+
+
+@dataclass(frozen=True)
+class Segments:
+    sentences: list[Sentence]
+    code_blocks: list[list[str]]
+    inline_text: str  # the prose of the message (for path detection), code removed
+
+
+def clean(content: str) -> str:
+    return _CONTROL.sub(" ", content[:MAX_MESSAGE_CHARS])
+
+
+def segment(content: str) -> Segments:
+    """Split a message: fenced code apart, then prose lines into sentences (lists kept as items)."""
+    sentences: list[Sentence] = []
+    blocks: list[list[str]] = []
+    prose: list[str] = []
+    code: list[str] | None = None
+    heading = ""
+    for line in clean(content).split("\n"):
+        if _FENCE.match(line):
+            if code is None:
+                code = []
+            else:
+                blocks.append(code)
+                code = None
+            continue
+        if code is not None:
+            if len(code) < MAX_CODE_LINES:
+                code.append(line)
+            continue
+        prose.append(line)
+        if _TABLE.match(line) or _QUOTE.match(line) or not line.strip():
+            heading = "" if not line.strip() else heading
+            continue
+        bullet = _BULLET.match(line)
+        body = line[bullet.end() :] if bullet else line
+        if not bullet:
+            heading = body.strip() if body.rstrip().endswith(":") else ""
+        for text in split_sentences(body):
+            sentences.append(Sentence(text, in_list=bool(bullet), heading=heading if bullet else ""))
+    if code:
+        blocks.append(code)  # an unclosed fence still holds code
+    return Segments(sentences, blocks, "\n".join(prose))
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of one prose line; a very long run is cut into bounded pieces."""
+    out: list[str] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        piece = text[start : m.end()].strip()
+        if piece:
+            out.append(piece)
+        start = m.end()
+    tail = text[start:].strip()
+    if tail:
+        out.append(tail)
+    bounded: list[str] = []
+    for s in out:
+        while len(s) > MAX_SENTENCE_CHARS:
+            cut = s.rfind(" ", 0, MAX_SENTENCE_CHARS)
+            cut = cut if cut > 0 else MAX_SENTENCE_CHARS
+            bounded.append(s[:cut])
+            s = s[cut:].strip()
+        if s:
+            bounded.append(s)
+    return bounded
+
+
+# Past-tense verbs that open a second coordinated predicate ("restarted X and rolled back Y").
+_PAST = (
+    "added|applied|built|changed|created|deleted|deployed|fixed|merged|moved|pushed|removed|"
+    "rolled|ran|reran|restarted|rebuilt|reconverted|swapped|switched|updated|wrote|kicked|"
+    "escalated|paged|cancelled|deleted|uploaded|tested|shipped|installed"
+)
+
+# Clause boundaries: semicolons, dashes, and a comma or "and" that opens a new subject or a
+# connective. A plain comma inside a noun phrase list is not a boundary.
+_CLAUSE_BREAK = re.compile(
+    r"\s*;\s+|\s+[—–]\s+|\s+--?\s+"
+    r"|,\s+(?=(?:so|but|then|and|which|although|though|while|whereas|plus|yet|because|since"
+    r"|I|I'm|I've|I'll|I'd|we|we're|we've|we'll|it|it's|they|that's|this|there's|he|she"
+    r"|now|also|otherwise)\b)"
+    r"|\s+and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now"
+    r"|so|there's|this)\b)"
+    r"|:\s+(?=\S)"
+    r"|\s+and\s+(?=(?:" + _PAST + r")\b)"
+)
+
+
+# A finite verb: a piece split off at "and" without one was a noun phrase ("X and the Y").
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|can|will|won't|went|got|came|comes|goes|shows|works|"
+    r"passes|loads|builds|runs|looks|needs|seems|stays|keeps|makes|gets|takes|[a-z]{3,}ed|"
+    r"\w+n't|'s|'re)\b",
+    re.IGNORECASE,
+)
+_AND_THE = re.compile(r"\s+and\s+(?=the\b)")
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """Clauses of a sentence, in order, each stripped of outer spaces."""
+    out: list[str] = []
+    for part in _CLAUSE_BREAK.split(sentence):
+        part = part.strip() if part else ""
+        if not part:
+            continue
+        out.extend(_split_and_the(part))
+    return out
+
+
+def _split_and_the(part: str) -> list[str]:
+    """Split "X and the Y is Z" into two clauses, but keep "X and the Y" (one noun phrase) whole."""
+    pieces = _AND_THE.split(part)
+    merged: list[str] = [pieces[0]]
+    for piece in pieces[1:]:
+        if _FINITE.search(piece):
+            merged.append(piece)
+        else:
+            merged[-1] = f"{merged[-1]} and {piece}"
+    return [p.strip() for p in merged if p.strip()]

@@ -1,0 +1,141 @@
+"""Words of labels and turns (topic stems, value tokens, sentences, coverage) for matching facts."""
+
+from __future__ import annotations
+
+import re
+
+# The benchmark protocol's stop words, so coverage here means what it means there.
+PROTOCOL_STOP = frozenset(
+    "the a an and or but in on at to for of with is are was were be been it this that we our i "
+    "you they from by as".split()
+)
+
+# Words that say how a fact was stated, not what it is about; they never make two facts one topic.
+GENERIC = PROTOCOL_STOP | frozenset(
+    """
+    use using used uses go going goes gone went will would should could can may might must shall
+    let lets let's do does doing done did make makes made get gets got keep keeps kept stay stays
+    stayed stick sticks now then just also only all every each any some one two three first next
+    last new old more most less much very really actually still again already yet so too not no
+    decided decision decide plan planned think thought guess figured lean leaning toward towards
+    want wanted need needs like prefer rather instead switch switched switching swap swapped
+    move moved moving moving change changed changing replace replaced replacing drop dropped back
+    after before end finally anyway ok okay yes yeah fine sure right good well put set add added
+    adding start started starting try tried going there here them these those its it's we'll
+    we're i'll i'd i'm thing things stuff way bit lot per via into onto over under up down out off
+    than what which who when where why how if because since while until about around
+    """.split()
+)
+
+_PROTOCOL_TOKEN = re.compile(r"[a-z0-9][a-z0-9._/-]*")
+_ATOM = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")  # identifiers like order_id stay whole
+_RAW_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+#-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def content_words(text: str) -> set[str]:
+    """Content words as the benchmark protocol defines them (pieces of dotted/slashed words too)."""
+    words: set[str] = set()
+    for token in _PROTOCOL_TOKEN.findall(text.lower()):
+        token = token.rstrip("._/-") or token
+        if len(token) > 1 and token not in PROTOCOL_STOP:
+            words.add(token)
+        if "/" in token or "." in token:
+            pieces = re.split(r"[/.]", token)
+            words.update(p for p in pieces if len(p) > 1 and p not in PROTOCOL_STOP)
+    return words
+
+
+def covers(label: str, item: str) -> bool:
+    """The protocol's coverage relation: does ``label`` cover the ground-truth-like ``item``?"""
+    if len(item) >= 6 and item.lower() in label.lower():
+        return True
+    wanted = content_words(item)
+    return bool(wanted) and len(wanted & content_words(label)) >= 0.6 * len(wanted)
+
+
+def stem(word: str) -> str:
+    """A light stem: plural and verb endings off, so 'certs'/'cert' and 'routing'/'router' meet."""
+    if word.endswith("er") and len(word) > 5:
+        return word[:-2]
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: -len(suffix)]
+    return word
+
+
+def topic(text: str) -> set[str]:
+    """Stems of the words that say what a text is about: no generic words, no bare numbers."""
+    out = set()
+    for atom in _ATOM.findall(text.lower()):
+        if len(atom) > 1 and atom not in GENERIC and not atom.isdigit():
+            out.add(stem(atom))
+    return out
+
+
+def raw_tokens(text: str) -> list[str]:
+    """Whole tokens as written, compounds kept: 'python:3.12-slim', 'Recall@20', 'net/http'."""
+    return _RAW_TOKEN.findall(text)
+
+
+def shape(token: str) -> str:
+    """The shape of a value token: letters become 'a', digits '0', runs collapsed ('HTTP-01' → 'a-0')."""
+    out = re.sub(r"[A-Za-z]+", "a", token)
+    return re.sub(r"[0-9]+", "0", out)
+
+
+def is_value(token: str) -> bool:
+    """A token that names a specific technology, version or quantity rather than an ordinary word."""
+    if any(ch.isdigit() for ch in token):
+        return True
+    if any(ch in token for ch in "/.:@_+#"):
+        return True
+    if "-" in token and token.lower() not in _COMMON_HYPHENATED:
+        return any(ch.isupper() for ch in token)
+    inner_upper = any(ch.isupper() for ch in token[1:])
+    return inner_upper or (token.isupper() and len(token) >= 2)
+
+
+_COMMON_HYPHENATED = frozenset({"in-app", "non-root", "multi-stage", "per-tenant", "up-front"})
+
+
+def values(text: str, context: str = "") -> set[str]:
+    """Lower-cased value tokens of ``text``; a capitalised word counts when ``context`` shows it as a name."""
+    tokens = raw_tokens(text)
+    out = {t.lower() for t in tokens if is_value(t)}
+    for t in tokens:
+        if t[:1].isupper() and t[1:].islower() and len(t) > 2 and _named_in(t, context or text):
+            out.add(t.lower())
+    return out
+
+
+def _named_in(word: str, context: str) -> bool:
+    """Is ``word`` written capitalised in mid-sentence somewhere in ``context`` (so it is a name)?"""
+    return re.search(rf"(?<![.!?:\n]\s)(?<=[a-z,;(] ){re.escape(word)}\b", context) is not None
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def sentence_of(text: str, quote: str) -> str:
+    """The sentence of ``text`` that holds ``quote`` (or shares most words with it)."""
+    parts = sentences(text)
+    if not parts:
+        return quote
+    lowered = quote.lower().strip()
+    for part in parts:
+        if lowered and lowered[:40] in part.lower():
+            return part
+    wanted = topic(quote)
+    return max(parts, key=lambda p: len(wanted & topic(p)))
+
+
+def lead_in(text: str, sentence: str) -> str:
+    """``sentence`` with the sentence before it in ``text``: the context a decision was stated in."""
+    parts = sentences(text)
+    if sentence in parts:
+        i = parts.index(sentence)
+        return " ".join(parts[max(0, i - 1) : i + 1])
+    return sentence

@@ -1,0 +1,89 @@
+"""Recording a session's transcript: each message once, whatever the client resends."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from memory.graph import redact, tokens
+from memory.graph.alignment import align
+from memory.models import Message, Session
+
+
+@dataclass(frozen=True)
+class Recorded:
+    new: list[Message]
+    diverged_at: int | None
+
+
+def message_text(content) -> str:
+    """The text of an OpenAI message content: a string, or a list of parts (images left out)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for part in content:
+        if isinstance(part, dict) and part.get("type") == "text":
+            parts.append(str(part.get("text", "")))
+        elif isinstance(part, dict):
+            parts.append(f"[{part.get('type', 'part')}]")
+    return "\n".join(parts)
+
+
+def _redact_strings(value):
+    """``value`` (parsed JSON) with every string in it redacted."""
+    if isinstance(value, str):
+        return redact.redact(value)
+    if isinstance(value, list):
+        return [_redact_strings(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_strings(v) for k, v in value.items()}
+    return value
+
+
+def clean_message(message: dict) -> dict:
+    """The message as it is stored: text content, secrets redacted, only the fields we keep."""
+    text = redact.redact(message_text(message.get("content")))
+    clean = {"role": str(message.get("role", "")), "content": text}
+    if message.get("name"):
+        clean["name"] = str(message["name"])
+    if message.get("tool_calls"):
+        clean["tool_calls"] = _redact_strings(message["tool_calls"])
+    if message.get("tool_call_id"):
+        clean["tool_call_id"] = str(message["tool_call_id"])
+    return clean
+
+
+def record_messages(session: Session, messages: list[dict], model: str | None = None) -> Recorded:
+    """Store the messages of ``messages`` not stored yet, in one transaction with the session locked."""
+    cleaned = [clean_message(m) for m in messages]
+    hashes = [tokens.content_hash(m) for m in cleaned]
+    with transaction.atomic():
+        session = Session.objects.select_for_update().get(pk=session.pk)
+        stored = list(session.messages.order_by("position").values_list("content_hash", flat=True))
+        alignment = align(stored, hashes)
+        rows = [
+            Message(
+                session=session,
+                position=len(stored) + offset,
+                role=m["role"],
+                name=m.get("name", ""),
+                content=m["content"],
+                tool_calls=m.get("tool_calls"),
+                tool_call_id=m.get("tool_call_id", ""),
+                token_count=tokens.count_message(m, model),
+                content_hash=h,
+            )
+            for offset, (m, h) in enumerate(
+                zip(cleaned[alignment.new_from :], hashes[alignment.new_from :], strict=True)
+            )
+        ]
+        Message.objects.bulk_create(rows)
+        if alignment.diverged_at is not None:
+            session.diverged_at_position = alignment.diverged_at
+            session.diverged_at = timezone.now()
+        session.save(update_fields=["diverged_at_position", "diverged_at", "updated_at"])
+    return Recorded(new=rows, diverged_at=alignment.diverged_at)

@@ -1,0 +1,1 @@
+"""The OpenAI-compatible proxy: authentication, upstream adapters and budget-aware compaction."""

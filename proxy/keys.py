@@ -1,0 +1,79 @@
+"""Per-user API keys: generated once, stored as a hash, scoped to one project, revocable."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import string
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.utils import timezone
+
+from proxy.models import ApiKey
+
+KEY_PREFIX = "tmz_"
+_ALPHABET = string.ascii_letters + string.digits
+_KEY_SHAPE = re.compile(r"^tmz_[A-Za-z0-9]{40}$")
+DISPLAY_CHARS = 12
+LAST_USED_EVERY_S = 60  # last_used_at is written at most this often per key
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def create_key(user, project, name: str) -> tuple[ApiKey, str]:
+    """A new key for ``user`` in ``project``: the row, and the plaintext key, shown only once."""
+    plaintext = KEY_PREFIX + "".join(secrets.choice(_ALPHABET) for _ in range(40))
+    row = ApiKey.objects.create(
+        user=user, project=project, name=name.strip() or "key",
+        prefix=plaintext[:DISPLAY_CHARS], key_hash=hash_key(plaintext),
+    )
+    return row, plaintext
+
+
+def revoke_key(key: ApiKey) -> None:
+    if key.revoked_at is None:
+        ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+@dataclass(frozen=True)
+class AuthError(Exception):
+    message: str
+    code: str
+
+
+def bearer_token(authorization: str | None) -> str:
+    if not authorization:
+        raise AuthError(
+            "Missing API key: send it as 'Authorization: Bearer tmz_…' (create one in the dashboard "
+            "or with `manage.py create_api_key`).",
+            "missing_api_key",
+        )
+    scheme, _, token = authorization.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not _KEY_SHAPE.match(token):
+        raise AuthError("Malformed API key: expected 'Authorization: Bearer tmz_' + 40 letters and digits.", "invalid_api_key")
+    return token
+
+
+def authenticate(authorization: str | None) -> ApiKey:
+    """The active key named by an Authorization header, or AuthError (an OpenAI-style 401)."""
+    token = bearer_token(authorization)
+    key = ApiKey.objects.select_related("project", "user").filter(key_hash=hash_key(token)).first()
+    if key is None:
+        raise AuthError("Incorrect API key provided.", "invalid_api_key")
+    if key.revoked_at is not None or not key.user.is_active:
+        raise AuthError("This API key has been revoked.", "revoked_api_key")
+    _touch(key)
+    return key
+
+
+def _touch(key: ApiKey) -> None:
+    # A cache marker keeps this to one UPDATE per key per minute, not one per request.
+    if cache.add(f"tmz:key-used:{key.pk}", 1, LAST_USED_EVERY_S):
+        now = timezone.now()
+        ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+        key.last_used_at = now

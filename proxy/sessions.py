@@ -1,0 +1,119 @@
+"""The session side of a proxied request: finding the session, compacting, recording the exchange."""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from typing import Any
+
+from django.db import transaction
+
+from memory import checkpoints, graphs, tasks, transcripts
+from memory.graph import redact, tokens
+from memory.models import Session
+from proxy import compaction
+from proxy.errors import ProxyError
+from proxy.models import ApiKey, RequestLog
+
+log = logging.getLogger(__name__)
+
+
+def open_session(key: ApiKey, external_id: str) -> Session:
+    """The key's session of that id, created on first use; 404 if it is another user's or project's."""
+    session = Session.objects.filter(external_id=external_id, project=key.project).first()
+    if session is None:
+        if Session.objects.filter(external_id=external_id).exists():
+            raise _no_session(external_id)
+        session, _ = Session.objects.get_or_create(
+            project=key.project, external_id=external_id,
+            defaults={"user": key.user, "mecw": key.project.mecw},
+        )
+    if session.user_id != key.user_id:
+        raise _no_session(external_id)
+    return session
+
+
+def _no_session(external_id: str) -> ProxyError:
+    return ProxyError(404, f"No session {external_id!r} in this key's project.", code="session_not_found", param="session_id")
+
+
+@lru_cache(maxsize=8192)
+def _redacted_text(text: str) -> str:
+    return redact.redact(text)
+
+
+def redacted_message(message: dict[str, Any]) -> dict[str, Any]:
+    """The message with secrets redacted from its text and tool arguments; all else untouched."""
+    out = dict(message)
+    content = message.get("content")
+    if isinstance(content, str):
+        out["content"] = _redacted_text(content)
+    elif isinstance(content, list):
+        out["content"] = [
+            {**p, "text": _redacted_text(p["text"])} if isinstance(p, dict) and isinstance(p.get("text"), str) else p
+            for p in content
+        ]
+    if isinstance(message.get("tool_calls"), list):
+        out["tool_calls"] = [_redacted_call(c) for c in message["tool_calls"]]
+    return out
+
+
+def _redacted_call(call: Any) -> Any:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict) or not isinstance(function.get("arguments"), str):
+        return call
+    return {**call, "function": {**function, "arguments": _redacted_text(function["arguments"])}}
+
+
+def tool_rounds(messages: list[dict[str, Any]]) -> int:
+    """Consecutive assistant tool-call rounds since the last user message."""
+    rounds = 0
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            break
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            rounds += 1
+    return rounds
+
+
+def compact_for_session(
+    session_pk: int, messages: list[dict[str, Any]], forward: list[dict[str, Any]], model: str
+) -> compaction.Plan:
+    """Compact ``forward`` (the request as it would go upstream) for an over-budget request.
+
+    The client's ``messages`` are recorded and extracted first, so nothing dropped is forgotten.
+    """
+    session = Session.objects.select_related("project").get(pk=session_pk)
+    budget, ratio = session.mecw, session.project.compaction_ratio
+    transcripts.record_messages(session, messages, model)
+    graphs.extract_session(session.pk)
+    try:
+        latest = session.checkpoints.order_by("-sequence").first() or checkpoints.save_checkpoint(session)
+        plan = compaction.compact(forward, budget=budget, threshold=ratio, resume=latest.standard, model=model)
+        if plan.dropped and max(plan.dropped) > latest.high_water:
+            latest = checkpoints.save_checkpoint(session)  # the graph has moved past the resume
+            plan = compaction.compact(forward, budget=budget, threshold=ratio, resume=latest.standard, model=model)
+        return plan
+    except compaction.TooLarge as error:
+        raise ProxyError(400, str(error), code="context_length_exceeded", param="messages") from None
+    except Exception:
+        log.exception("compaction failed for session %s; falling back to truncation", session_pk)
+        return compaction.truncate(forward, budget=budget, threshold=ratio, model=model)
+
+
+def record_exchange(
+    key: ApiKey, session_pk: int | None, messages: list[dict[str, Any]], reply: dict[str, Any] | None, **usage: Any
+) -> None:
+    """After the response: the new messages and the reply recorded once, extraction enqueued, usage kept."""
+    with transaction.atomic():
+        if session_pk is not None:
+            session = Session.objects.get(pk=session_pk)
+            history = messages + ([reply] if reply and (reply.get("content") or reply.get("tool_calls")) else [])
+            recorded = transcripts.record_messages(session, history, usage.get("model"))
+            if recorded.new:
+                transaction.on_commit(lambda: tasks.extract_session.delay(session_pk))
+        RequestLog.objects.create(project_id=key.project_id, api_key=key, session_id=session_pk, **usage)
+
+
+def count_prompt(messages: list[dict[str, Any]], model: str) -> int:
+    return tokens.count_messages(messages, model)

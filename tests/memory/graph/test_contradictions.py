@@ -1,0 +1,330 @@
+"""Supersede, contested or complementary: each pair is told apart in whichever order it is said."""
+
+import re
+
+import pytest
+
+from memory.graph import importance, lifecycle
+from memory.graph.types import EXTRACTOR, EdgeType, NodeType, Status
+from tests.memory.graph.lifecycle_helpers import Session, decision
+
+# (first message, its decision, later message, its decision, the later decision's `replaces`)
+SUPERSEDED = {
+    "switch cue with a stated reason": (
+        "We'll use MySQL for the main database.",
+        "MySQL for the main database",
+        "Scratch that, we're switching to PostgreSQL for the main database because we need JSONB.",
+        "PostgreSQL for the main database",
+        "",
+        ("MySQL", "PostgreSQL"),
+    ),
+    "bare technology swap": (
+        "Decided: Flask for the web framework.",
+        "Flask for the web framework",
+        "Decided: FastAPI for the web framework.",
+        "FastAPI for the web framework",
+        "",
+        ("Flask", "FastAPI"),
+    ),
+    "rival technologies with no shared words": (
+        "I'll use Flask here.",
+        "use Flask",
+        "Going with FastAPI.",
+        "going with FastAPI",
+        "",
+        ("Flask", "FastAPI"),
+    ),
+    "the extractor names the replaced option": (
+        "Decided: AsyncStorage for offline drafts.",
+        "AsyncStorage for offline drafts",
+        "Decided: use MMKV for drafts instead of AsyncStorage, because of the size cap.",
+        "use MMKV for drafts instead of AsyncStorage",
+        "AsyncStorage",
+        ("AsyncStorage", "MMKV"),
+    ),
+    "a moved date": (
+        "The launch date is June 3.",
+        "launch date is June 3",
+        "We're moving launch to June 17 so the pilots can roll out with SSO.",
+        "moving launch to June 17",
+        "",
+        ("3", "17"),
+    ),
+    "same kind of value, different value": (
+        "Decided: HTTP-01 solver via ingress-nginx.",
+        "HTTP-01 solver via ingress-nginx",
+        "OK, we're switching to DNS-01: wildcards need DNS-01 anyway.",
+        "switching to DNS-01",
+        "",
+        ("HTTP-01", "DNS-01"),
+    ),
+    "a negated choice reversed": (
+        "Plan was no schema in the prompt, to keep it short.",
+        "no schema in the prompt",
+        "The made-up columns settle it, the prompt gets the schema after all.",
+        "prompt gets the schema after all",
+        "",
+        (
+            "Plan was to put the schema in the prompt.",
+            "schema in the prompt",
+            "Sequences are too long, so no schema in the prompt after all.",
+            "no schema in the prompt after all",
+            "",
+        ),
+    ),
+}
+
+CONTESTED = {
+    "two databases, two scopes, no replacement cue": (
+        "We keep PostgreSQL for primary user data.",
+        "PostgreSQL for primary user data",
+        "We'll use SQLite for the local offline cache.",
+        "SQLite for the local offline cache",
+        ("PostgreSQL", "SQLite"),
+    ),
+    "two caches for one feed": (
+        "Decided: Room for the feed cache, a Room DAO per screen.",
+        "Room for the feed cache",
+        "We're going with the OkHttp cache for feed responses.",
+        "OkHttp cache for feed responses",
+        ("Room", "OkHttp"),
+    ),
+    "a tentative lean, then another option liked": (
+        "I'd lean toward an email checklist for that.",
+        "lean toward an email checklist",
+        "Design has a mock for an in-app checklist on the connect screen.",
+        "in-app checklist on the connect screen",
+        ("email", "in-app"),
+    ),
+    "one metric primary, another reported": (
+        "Decided: Recall@20 is the primary offline metric.",
+        "Recall@20 is the primary offline metric",
+        "Leadership prefers it, so let's report NDCG@10 in the weekly review.",
+        "report NDCG@10 in the weekly review",
+        ("Recall@20", "NDCG@10"),
+    ),
+    "two autoscalers on the same workers": (
+        "So I threw an HPA at them targeting 70% cpu.",
+        "threw an HPA at them targeting 70% cpu",
+        "I'll put keda on the workers at 500 messages per pod.",
+        "keda on workers at 500 messages per pod",
+        ("HPA", "keda"),
+    ),
+}
+
+COMPLEMENTARY = {
+    "source of truth and a cache": (
+        "Postgres stays the source of truth for bookings.",
+        "Postgres stays source of truth for bookings",
+        "Redis is only the availability cache.",
+        "Redis is only the availability cache",
+    ),
+    "prod and dev scopes": (
+        "Decided: S3 for uploads in prod.",
+        "S3 for uploads in prod",
+        "Decided: FileSystemStorage for local dev and tests.",
+        "FileSystemStorage for local dev and tests",
+    ),
+    "staging and prod sizes": (
+        "Decided: single-AZ db.t4g.medium for staging.",
+        "single-AZ db.t4g.medium for staging",
+        "Decided: prod will be Multi-AZ.",
+        "prod will be Multi-AZ",
+    ),
+    "a second thing kept alongside": (
+        "Decided: dbt tests run on every PR in CI.",
+        "dbt tests run on every PR in CI",
+        "The nightly full build stays alongside it.",
+        "nightly full build stays alongside it",
+    ),
+    "different topics": (
+        "Decided: access tokens expire after 8 hours.",
+        "access tokens expire after 8 hours",
+        "Decided: normalize currency to uppercase in the validator.",
+        "normalize currency to uppercase in the validator",
+    ),
+}
+
+
+def _said(
+    first: str, first_label: str, later: str, later_label: str, replaces: str = ""
+) -> Session:
+    s = Session()
+    s.say(first, decision(first_label, 0))
+    s.say("Noted.", role="assistant")
+    s.say(later, decision(later_label, 0, replaces=replaces))
+    return s
+
+
+def _direction(case: tuple, reverse: bool) -> tuple:
+    """The pair as written, or the other way round: its two options swapped, or an explicit mirror."""
+    *pair, other = case
+    if not reverse:
+        return tuple(pair)
+    if len(other) == 2:
+        x, y = other
+        pattern = re.compile(rf"(?<![\w@-])({re.escape(x)}|{re.escape(y)})(?![\w@-])")
+        return tuple(pattern.sub(lambda m: y if m.group(1) == x else x, t) for t in pair)
+    return tuple(other)
+
+
+@pytest.mark.parametrize("case", sorted(SUPERSEDED))
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+def test_a_later_decision_supersedes_the_earlier_in_either_order(case, reverse):
+    first, first_label, later, later_label, replaces = _direction(SUPERSEDED[case], reverse)
+    s = _said(first, first_label, later, later_label, replaces)
+    old, new = s.decision(first_label), s.decision(later_label)
+    assert (old.status, new.status) == (Status.SUPERSEDED, Status.COMPLETED)
+    assert (new.key, old.key, EdgeType.SUPERSEDES) in s.graph.edges
+    [t] = s.graph.transitions
+    assert (t.old_label, t.new_label, t.trigger, t.actor) == (
+        first_label,
+        later_label,
+        2,
+        EXTRACTOR,
+    )
+    assert (t.from_status, t.to_status) == (Status.COMPLETED, Status.SUPERSEDED)
+    assert t.reason and t.evidence
+    assert old.valid_until == 2 and old.valid_until_at == s.turns[2].timestamp
+    assert old.retired_at is not None
+
+
+@pytest.mark.parametrize("case", sorted(CONTESTED))
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+def test_an_ambiguous_pair_is_contested_in_either_order(case, reverse):
+    first, first_label, later, later_label = _direction(CONTESTED[case], reverse)
+    s = _said(first, first_label, later, later_label)
+    a, b = s.decision(first_label), s.decision(later_label)
+    assert (a.status, b.status) == (Status.CONTESTED, Status.CONTESTED)
+    assert (b.key, a.key, EdgeType.CONFLICTS_WITH) in s.graph.edges
+    assert {t.old_label for t in s.graph.transitions} == {first_label, later_label}
+    assert all(t.to_status == Status.CONTESTED for t in s.graph.transitions)
+    assert {a.key, b.key} <= {n.key for n in s.graph.live()}  # both stay visible
+
+
+@pytest.mark.parametrize("case", sorted(COMPLEMENTARY))
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+def test_complementary_decisions_both_stay_in_force(case, reverse):
+    pair = COMPLEMENTARY[case]
+    first, first_label, later, later_label = (
+        (pair[2], pair[3], pair[0], pair[1]) if reverse else pair
+    )
+    s = _said(first, first_label, later, later_label)
+    assert s.decision(first_label).status == Status.COMPLETED
+    assert s.decision(later_label).status == Status.COMPLETED
+    assert s.graph.transitions == []
+
+
+def test_decisions_in_one_message_never_contradict_each_other():
+    s = Session()
+    s.say(
+        "Decided: Postgres for the main database. Decided: MySQL for the main database replica.",
+        decision("Postgres for the main database", 0),
+        decision("MySQL for the main database replica", 0),
+    )
+    assert {n.status for n in s.graph.nodes.values()} == {Status.COMPLETED}
+
+
+def test_the_reason_comes_from_the_trigger_sentence_when_the_extractor_gave_none():
+    s = _said(*SUPERSEDED["switch cue with a stated reason"][:-1])
+    assert s.graph.transitions[0].reason == "we need JSONB"
+
+
+def test_the_extractors_reason_wins_over_the_text():
+    s = Session()
+    s.say("Decided: Flask for the web framework.", decision("Flask for the web framework", 0))
+    s.say(
+        "Switching to FastAPI for the web framework.",
+        decision("FastAPI for the web framework", 0, reason="async support"),
+    )
+    assert s.graph.transitions[0].reason == "async support"
+
+
+def test_an_unstated_reason_is_marked_as_inferred():
+    s = _said(*SUPERSEDED["bare technology swap"][:-1])
+    assert "inferred" in s.graph.transitions[0].reason
+
+
+def test_a_named_replacement_that_was_never_decided_supersedes_nothing():
+    s = Session()
+    s.say(
+        "Decided: offset pagination for /invoices.", decision("offset pagination for /invoices", 0)
+    )
+    s.say(
+        "Decided: use PyJWT instead of python-jose.",
+        decision("use PyJWT instead of python-jose", 0, replaces="python-jose"),
+    )
+    assert s.decision("offset pagination for /invoices").status == Status.COMPLETED
+
+
+def test_one_message_can_reverse_two_decisions_each_with_its_own_reason():
+    s = Session()
+    s.say(
+        "Decided: HTTP-01 solver via ingress-nginx, one cert per tenant host.",
+        decision("HTTP-01 solver via ingress-nginx", 0),
+        decision("one cert per tenant host", 0),
+    )
+    s.say(
+        "OK, we're switching to DNS-01 and a single wildcard for *.app.example.io: per-tenant certs"
+        " would keep hitting the rate limit, and wildcards need DNS-01 anyway.",
+        decision("switching to DNS-01", 0),
+        decision("single wildcard for *.app.example.io", 0),
+    )
+    reasons = {t.old_label: (t.new_label, t.reason) for t in s.graph.transitions}
+    assert reasons == {
+        "HTTP-01 solver via ingress-nginx": ("switching to DNS-01", "wildcards need DNS-01 anyway"),
+        "one cert per tenant host": (
+            "single wildcard for *.app.example.io",
+            "per-tenant certs would keep hitting the rate limit",
+        ),
+    }
+
+
+@pytest.mark.parametrize("outcome", lifecycle.OUTCOMES)
+def test_a_person_resolves_a_contested_pair(outcome):
+    s = _said(*CONTESTED["two databases, two scopes, no replacement cue"][:-1])
+    a = s.decision("PostgreSQL for primary user data")
+    b = s.decision("SQLite for the local offline cache")
+    before = len(s.graph.transitions)
+    lifecycle.resolve_contested(
+        s.graph, a.key, b.key, outcome, "offline needs sqlite", "alice", s.now
+    )
+    expected = {
+        "keep_both": (Status.COMPLETED, Status.COMPLETED),
+        "a_replaces_b": (Status.COMPLETED, Status.SUPERSEDED),
+        "b_replaces_a": (Status.SUPERSEDED, Status.COMPLETED),
+        "invalidate_a": (Status.INVALIDATED, Status.COMPLETED),
+        "invalidate_b": (Status.COMPLETED, Status.INVALIDATED),
+    }[outcome]
+    assert (a.status, b.status) == expected
+    made = s.graph.transitions[before:]
+    assert made and all(t.actor == "alice" for t in made)
+    assert not [e for e in s.graph.live_edges() if e.type == EdgeType.CONFLICTS_WITH]
+
+
+def test_resolving_needs_a_reason_unless_both_are_kept():
+    s = _said(*CONTESTED["two caches for one feed"][:-1])
+    a, b = s.decision("Room for the feed cache"), s.decision("OkHttp cache for feed responses")
+    with pytest.raises(ValueError):
+        lifecycle.resolve_contested(s.graph, a.key, b.key, "a_replaces_b", " ", "alice", s.now)
+    with pytest.raises(ValueError):
+        lifecycle.resolve_contested(s.graph, a.key, b.key, "merge", "why", "alice", s.now)
+    assert (a.status, b.status) == (Status.CONTESTED, Status.CONTESTED)
+
+
+def test_a_contested_pair_is_not_resolved_by_re_mentioning_one_side():
+    s = _said(*CONTESTED["two caches for one feed"][:-1])
+    s.say("The Room for the feed cache works.", decision("Room for the feed cache", 0))
+    assert s.decision("Room for the feed cache").status == Status.CONTESTED
+
+
+def test_transitions_keep_their_labels_after_the_nodes_are_pruned():
+    s = _said(*SUPERSEDED["bare technology swap"][:-1])
+    s.say("Decided: weekly releases on Tuesday.", decision("weekly releases on Tuesday", 0))
+    importance.prune(s.graph, cap=0, now=s.now + 10**9)
+    assert (NodeType.DECISION, "flask for the web framework") not in s.graph.nodes
+    [t] = s.graph.transitions
+    assert (t.old_label, t.new_label) == (
+        "Flask for the web framework",
+        "FastAPI for the web framework",
+    )

@@ -1,0 +1,18 @@
+"""The ASGI application: the proxy under /v1/, everything else Django, routed through Channels."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tokenmizer_site.settings")
+django_asgi_app = get_asgi_application()
+
+# Imported once the apps are loaded: these modules use the ORM.
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.urls import re_path  # noqa: E402
+
+from proxy.app import application as proxy_app  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {"http": URLRouter([re_path(r"^v1/", proxy_app), re_path(r"", django_asgi_app)])}
+)

@@ -19,7 +19,7 @@ from statistics import mean, median
 
 from benchmarks import scoring
 from benchmarks.baselines import BASELINES, count_tokens
-from benchmarks.corpus import Corpus, Session, load, merge
+from benchmarks.sessions import Corpus, Session, load, merge
 from memory.graph.pipeline import build_graph
 from memory.graph.resume import render_tiers
 from memory.graph.summary import category_labels

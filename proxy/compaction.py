@@ -1,13 +1,14 @@
-"""Budget-aware rewriting of chat messages: stub old tool traffic, then resume block + recent turns."""
+"""Budget-aware rewriting of chat messages: stub old tool traffic, then resume + recent turns."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from memory.graph import tokens
@@ -84,12 +85,12 @@ class _Costs:
     def __init__(self, messages: Sequence[Message], model: str | None) -> None:
         self.messages = messages
         self.model = model
-        self.counts = [tokens.count_message(m, model) for m in messages]
+        self.counts = [_count(m, model) for m in messages]
 
     def of(self, index: int, message: Message) -> int:
-        if message is self.messages[index]:
+        if index >= 0 and message is self.messages[index]:
             return self.counts[index]
-        return tokens.count_message(message, self.model)
+        return _count(message, self.model)
 
     def unit(self, pairs: Sequence[tuple[int, Message]]) -> _Unit:
         return _Unit(
@@ -97,6 +98,50 @@ class _Costs:
             tuple(m for _, m in pairs),
             sum(self.of(i, m) for i, m in pairs),
         )
+
+
+class _Memo:
+    """A bounded, thread-safe LRU map from a 64-bit fingerprint to a small value.
+
+    Keys are Python hashes of the content, not the content, so the memo never keeps transcripts
+    alive; a collision (odds about 2**-64) could only skew one count or one stub.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...]) -> Any:
+        with self.lock:
+            found = self.items.get(key)
+            if found is not None:
+                self.items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[Any, ...], value: Any) -> Any:
+        with self.lock:
+            self.items[key] = value
+            if len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return value
+
+
+# tokens.count_message keys its cache by sha256 of canonical JSON, which costs more than the rest
+# of a compaction for a long transcript; strings hash natively far faster.
+_counts = _Memo(16384)
+_stubs = _Memo(4096)  # the same old outputs are stubbed again on every later request
+
+
+def _count(message: Message, model: str | None) -> int:
+    """tokens.count_message, memoized by a cheap fingerprint of every field of the message."""
+    fields = sorted(
+        (str(k), v) if isinstance(v, str) else (str(k), None, json.dumps(v, default=str))
+        for k, v in message.items()
+    )
+    key = (tokens.encoding_name_for(model), hash(tuple(fields)))
+    found = _counts.get(key)
+    return found if found is not None else _counts.put(key, tokens.count_message(message, model))
 
 
 # --- the public functions ----------------------------------------------------------------------
@@ -191,13 +236,19 @@ def _target(budget: int, threshold: float, keep_recent: int) -> int:
 
 def _with_resume(
     head: list[tuple[int, Message]], units: list[_Unit], resume: str
-) -> tuple[list[tuple[int, Message]], list[_Unit]]:
-    """Head and units with the resume block after the system prompt, never twice."""
-    block: Message = {"role": "system", "content": resume}
-    # A copy already present (our own output fed back) is represented by the new block.
-    represented = tuple(i for i, m in head if _is_resume(m, resume))
-    kept = [(i, m) for i, m in head if not _is_resume(m, resume)]
-    kept.append((-1, block))
+) -> tuple[list[tuple[int, Message | None]], list[_Unit]]:
+    """Head and units with the resume block after the system prompt, never twice.
+
+    A copy among the leading system messages (our own output fed back) stays where it is, so
+    compacting a compacted request changes nothing; any other copy is represented by it.
+    """
+    copies = [i for i, m in head if _is_resume(m, resume)]
+    kept: list[tuple[int, Message | None]] = [
+        (i, m) for i, m in head if not _is_resume(m, resume) or i == copies[0]
+    ]
+    if not copies:
+        kept.append((-1, {"role": "system", "content": resume}))
+    represented = copies[1:]
     others = []
     for unit in units:
         if len(unit.messages) == 1 and _is_resume(unit.messages[0], resume):
@@ -223,15 +274,11 @@ def _fit(
     strategy: str,
 ) -> Plan:
     """Head plus the longest run of newest units within target; the newest alone within budget."""
-    head_tokens = tokens.REPLY_PRIMING + sum(
-        tokens.count_message(m, costs.model) if i < 0 else costs.of(i, m)
-        for i, m in head
-        if m is not None
-    )
+    head_tokens = tokens.REPLY_PRIMING + sum(costs.of(i, m) for i, m in head if m is not None)
     chosen = _newest_run(units, target - head_tokens)
     if not chosen and units:
         newest = units[-1]
-        last_resort = _stub_unit(newest, messages, costs)
+        last_resort = _stub_unit(newest, costs)
         # Keeping the newest turn whole beats headroom; stubbing it beats refusing the request.
         if head_tokens + newest.tokens <= budget:
             chosen = [newest]
@@ -273,7 +320,7 @@ def _plan(
         kept.add(i)
         if m is not None:
             out.append(m)
-            total += tokens.count_message(m, costs.model) if i < 0 else costs.of(i, m)
+            total += costs.of(i, m)
     for unit in units:
         kept.update(unit.indices)
         out.extend(unit.messages)
@@ -292,7 +339,10 @@ def _parse(messages: Sequence[Message]) -> _Parsed:
     head: list[int] = []
     dropped: set[int] = set()
     while i < n and messages[i].get("role") in SYSTEM_ROLES:
-        (dropped.add(i) if _is_empty(messages[i]) else head.append(i))
+        if _is_empty(messages[i]):
+            dropped.add(i)
+        else:
+            head.append(i)
         i += 1
     units: list[tuple[tuple[int, Message], ...]] = []
     while i < n:
@@ -397,11 +447,32 @@ def _aged_units(
     units: list[_Unit] = []
     for pairs in parsed.units:
         if pairs[0][0] < recent:
-            slim = [(i, _slim(m, names)) for i, m in pairs]
-            pairs = tuple((i, m) for i, m in slim if not _is_empty(m))
+            pairs = _slimmed(pairs, names, costs, keep_users=False)
         if pairs:
             units.append(costs.unit(pairs))
     return units
+
+
+def _slimmed(
+    pairs: Sequence[tuple[int, Message]],
+    names: Mapping[str, tuple[str, str]],
+    costs: _Costs,
+    keep_users: bool,
+) -> tuple[tuple[int, Message], ...]:
+    """Slim versions of messages, dropping those left empty.
+
+    A stub of highly repetitive output can cost more tokens than the output itself; then the
+    original stays, so slimming never makes a turn bigger.
+    """
+    slim_pairs = []
+    for i, message in pairs:
+        slim = message if keep_users and message.get("role") == "user" else _slim(message, names)
+        if slim is not message and _is_empty(slim):
+            continue
+        if slim is not message and costs.of(i, slim) > costs.of(i, message):
+            slim = message
+        slim_pairs.append((i, slim))
+    return tuple(slim_pairs)
 
 
 def _recent_start(messages: Sequence[Message], keep_recent: int) -> int:
@@ -430,16 +501,13 @@ def _call_name_and_arguments(call: Mapping[str, Any]) -> tuple[str, str]:
     return str(function.get("name") or "tool"), arguments if isinstance(arguments, str) else ""
 
 
-def _stub_unit(unit: _Unit, messages: Sequence[Message], costs: _Costs) -> _Unit:
+def _stub_unit(unit: _Unit, costs: _Costs) -> _Unit:
     """The last resort for a recent turn: its tool payloads and reasoning go, user text never."""
-    names = _tool_names(unit.messages)
-    pairs = [
-        (i, m if m.get("role") == "user" else _slim(m, names))
-        for i, m in zip(unit.indices, unit.messages, strict=True)
-    ]
-    if all(a is b for (_, a), b in zip(pairs, unit.messages, strict=True)):
-        return unit
-    return costs.unit([(i, m) for i, m in pairs if not _is_empty(m)])
+    pairs = tuple(zip(unit.indices, unit.messages, strict=True))
+    slim = _slimmed(pairs, _tool_names(unit.messages), costs, keep_users=True)
+    if len(slim) == len(pairs) and all(a[1] is b[1] for a, b in zip(slim, pairs, strict=True)):
+        return unit  # nothing to stub: an equal unit would only cost a recount
+    return costs.unit(slim)
 
 
 def _slim(message: Message, names: Mapping[str, tuple[str, str]]) -> Message:
@@ -534,11 +602,20 @@ def _text(content: Any) -> str:
 # --- stubs -------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1024)  # the same old outputs are stubbed again on every later request
 def _stub(kind: str, name: str, text: str, arguments: str) -> str:
     """``[tool output stubbed by TokenMizer: bash, 18,432 chars; commands: pytest -q]``."""
+    key = (kind, name, len(text), hash(text), hash(arguments))
+    found = _stubs.get(key)
+    return (
+        found if found is not None else _stubs.put(key, _render_stub(kind, name, text, arguments))
+    )
+
+
+def _render_stub(kind: str, name: str, text: str, arguments: str) -> str:
     paths, commands, urls = _argument_facts(arguments)
-    window = text if len(text) <= SCAN_HEAD + SCAN_TAIL else text[:SCAN_HEAD] + "\n" + text[-SCAN_TAIL:]
+    window = (
+        text if len(text) <= SCAN_HEAD + SCAN_TAIL else text[:SCAN_HEAD] + "\n" + text[-SCAN_TAIL:]
+    )
     commands += [m.group(1) for m in _SHELL_LINE.finditer(window)]
     urls += [m.group(0).rstrip(".,;:") for m in _URL.finditer(window)]
     paths += _find_paths(_URL.sub(" ", window))

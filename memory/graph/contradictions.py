@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from memory.graph import technologies, words
 from memory.graph.types import Candidate, Node, NodeKey
@@ -21,7 +22,7 @@ _SWITCH = re.compile(
     r"|you\s+win|ended\s+up|swap(?:ped|ping|s)?|reversing|reverse[ds]?)\b",
     re.IGNORECASE,
 )
-# The option a sentence names as replaced ("instead of X", "rather than X", "replacing X", "from X to").
+# The option a sentence names as replaced ("instead of X", "rather than X", "replacing X").
 _REPLACED = re.compile(
     r"\b(?:instead\s+of|rather\s+than|replacing|in\s+place\s+of|away\s+from"
     r"|(?:switch\w*|mov\w*|migrat\w*|chang\w*)\s+(?:\w+\s+){0,2}?from|replac(?:e|es|ed)(?=.+?\swith\s))"
@@ -36,12 +37,17 @@ _BESIDE = re.compile(
     r"|separate(?:ly)?|on\s+its\s+own)\b",
     re.IGNORECASE,
 )
-# Phrases that hold a choice open; a loosely matched pair is contested only when one side is tentative.
+# Phrases holding a choice open: a loosely matched pair is contested only if one side is tentative.
 _TENTATIVE = re.compile(
     r"\b(?:lean(?:ing)?\s+(?:toward|towards|to)|i'?d\s+(?:go|lean|say|probably|rather|pick)"
     r"|(?:i'?m|we'?re)\s+thinking|thinking\s+(?:of|about)|probably|maybe|might|for\s+now"
     r"|plan\s+(?:was|is)\s+to|i\s+figured|tentative\w*|i\s+guess|considering|seemed\s+like)\b",
     re.IGNORECASE,
+)
+# People whose switching is behaviour to measure, not a choice the session made.
+_THIRD_PARTY = frozenset(
+    "users user customers customer subscribers subscriber people clients client visitors members "
+    "buyers accounts they".split()
 )
 _NEGATION = re.compile(r"\b(?:no|not|never|without|don't|won't|skip|none)\b", re.IGNORECASE)
 # Families of scope words: two decisions scoped to different members of one family coexist.
@@ -76,14 +82,15 @@ class Statement:
     sentence: str
     position: int
     text: str = ""  # the whole message
+    siblings: tuple[str, ...] = ()  # the other decisions stated in the same message
     names: str = ""  # text in which capitalised words show as names (a whole transcript is best)
 
-    @property
+    @cached_property
     def topic(self) -> set[str]:
         return words.topic(self.label)
 
-    @property
-    def values(self) -> set[str]:
+    @cached_property
+    def values(self) -> frozenset[str]:
         return words.values(self.label, self.names or self.sentence)
 
 
@@ -103,7 +110,7 @@ def judge(
             return [_supersede(node, old, new, candidate)]
     strong = [(n, s) for n, s in pool if _slot(s, new) >= 2]
     weak = [(n, s) for n, s in pool if _slot(s, new) == 1]
-    # A named replacement that is no earlier decision uses up the cue ("PyJWT instead of python-jose").
+    # A named replacement that is no earlier decision uses up the cue ("X instead of python-jose").
     if not replaced and _cued(new, candidate.label):
         linked = strong or weak or [(n, s) for n, s in pool if _linked(s, new)]
         if linked:
@@ -111,7 +118,7 @@ def judge(
             return [_supersede(node, old, new, candidate)]
         return []
     for node, old in _ranked(new, strong):
-        if _negated(old.label) != _negated(new.label):
+        if _flipped(old, new):
             return [_supersede(node, old, new, candidate)]
     if _BESIDE.search(new.sentence) or _BESIDE.search(candidate.label):
         return []
@@ -125,18 +132,23 @@ def judge(
 def _cued(new: Statement, label: str) -> bool:
     """A replacement cue for this decision: in its label, or in its sentence unless the label itself
     says it coexists ("..., everything else keeps Provider" shares a sentence with the switch)."""
-    if _SWITCH.search(label):
+    if is_switch(label):
         return True
-    return _SWITCH.search(new.sentence) is not None and _BESIDE.search(label) is None
+    return is_switch(new.sentence) and _BESIDE.search(label) is None
 
 
 def is_switch(text: str) -> bool:
-    """Does ``text`` say that a choice replaces an earlier one ("switched to", "instead", ...)?"""
-    return _SWITCH.search(text) is not None
+    """Does ``text`` say that a choice replaces an earlier one ("switched to", "instead", ...)?
+    Not when the ones switching are users or customers ("15% of subscribers switch to annual")."""
+    for match in _SWITCH.finditer(text):
+        before = re.findall(r"[a-z']+", text[: match.start()].lower())[-3:]
+        if not _THIRD_PARTY & set(before):
+            return True
+    return False
 
 
 def reason_in(statement: Statement) -> str:
-    """A reason ``statement``'s sentence gives ("because ...", "since ...", "..., so I went with")."""
+    """The reason ``statement``'s sentence gives ("because ...", "since ...", "..., so we did")."""
     return _stated_reason(statement, Statement("", "", -1))
 
 
@@ -144,12 +156,13 @@ def _without_cue(
     node: Node, old: Statement, new: Statement, candidate: Candidate
 ) -> Verdict | None:
     """No replacement cue: a bare swap in one slot supersedes; conflicting values there contest."""
-    if _scopes_differ(old, new):
+    if _scopes_differ(old, new) or _kept_beside(old, new):
         return None
-    if _slot(old, new) >= 2 and _bare_swap(old, new):
+    if _slot(old, new) >= 2 and (_bare_swap(old, new) or _new_setting(old, new)):
         return _supersede(node, old, new, candidate)
-    if _conflicting(old, new):
-        return Verdict(CONTESTED, node.key, reason=_reason(new, old, candidate)[0])
+    if _conflicting(old, new, _slot(old, new)):
+        reason, inferred = _reason(new, old, candidate)
+        return Verdict(CONTESTED, node.key, reason="" if inferred else reason)
     return None
 
 
@@ -163,7 +176,7 @@ def _best(new: Statement, pool: list[tuple[Node, Statement]]) -> tuple[Node, Sta
 
 
 def _ranked(new: Statement, pool: list[tuple[Node, Statement]]) -> list[tuple[Node, Statement]]:
-    """Most similar first, then most recent: a choice usually revises the latest one on its topic."""
+    """Most similar first, then most recent: a choice usually revises the latest on its topic."""
     return sorted(pool, key=lambda p: (-_similarity(p[1], new), -p[1].position, p[1].label))
 
 
@@ -206,7 +219,7 @@ def _distinct_values(a: Statement, b: Statement) -> bool:
 
 
 def _different_modifiers(a: Statement, b: Statement, head: str) -> bool:
-    """Both name ``head`` with a different word right before it ('email checklist'/'in-app checklist')."""
+    """Both name ``head`` with a different word before it ('email checklist'/'in-app checklist')."""
     before_a, before_b = _modifier(a.label, head), _modifier(b.label, head)
     return bool(before_a) and bool(before_b) and before_a != before_b
 
@@ -223,7 +236,7 @@ def _linked(old: Statement, new: Statement) -> bool:
     """With a replacement cue, a looser link will do: the new sentence names the old decision."""
     if old.topic & words.topic(new.sentence) or old.values & new.values:
         return True
-    # "... going back and forth on routing. I started with net/http" ... "went with chi for the router"
+    # "... back and forth on routing. I started with net/http" ... "went with chi for the router"
     return bool(new.topic & words.topic(words.lead_in(old.text, old.sentence)))
 
 
@@ -239,30 +252,66 @@ def _named_replacement(sentence: str) -> str:
     return match.group(1).strip() if match else ""
 
 
-def _negated(label: str) -> bool:
-    return _NEGATION.search(label) is not None
+def _flipped(a: Statement, b: Statement) -> bool:
+    """One denies what the other asserts: 'no schema in the prompt' / 'the prompt gets the schema'.
+    A negation elsewhere ('..., never local time') does not count."""
+    in_a, in_b = _negated(a.label) & b.topic, _negated(b.label) & a.topic
+    return bool(in_a) != bool(in_b)
+
+
+def _negated(label: str) -> set[str]:
+    """Topic stems of the words a negation governs (the two after 'no', 'not', 'without', ...)."""
+    out: set[str] = set()
+    for match in _NEGATION.finditer(label):
+        following = re.findall(r"[A-Za-z0-9_'-]+", label[match.end() :])[:2]
+        out |= words.topic(" ".join(following))
+    return out
+
+
+def _kept_beside(old: Statement, new: Statement) -> bool:
+    """The new message also keeps the old technology for something else ('SQLite for unit tests,
+    Postgres for integration tests'): a split by scope, not a rival."""
+    kept = technologies.names(old.label) - technologies.names(new.label)
+    return any(kept & technologies.names(label) for label in new.siblings)
+
+
+def _new_setting(a: Statement, b: Statement) -> bool:
+    """One parameter, two values: 'batch size 32 ...' then 'batch size 16 ...'."""
+    keys_a, keys_b = _settings(a.label), _settings(b.label)
+    return any(keys_a[k] != keys_b[k] for k in keys_a.keys() & keys_b.keys())
+
+
+def _settings(label: str) -> dict[frozenset[str], str]:
+    """Each number-bearing value of a label, keyed by the two content words before it."""
+    atoms = re.findall(r"[a-z0-9][a-z0-9.%:@]*", label.lower().replace("_", " ").replace("-", " "))
+    out: dict[frozenset[str], str] = {}
+    for i, atom in enumerate(atoms):
+        if not any(ch.isdigit() for ch in atom):
+            continue
+        before = [words.stem(w) for w in atoms[:i] if w not in words.GENERIC and w.isalpha()]
+        if before:
+            out.setdefault(frozenset(before[-2:]), atom)
+    return out
 
 
 def _bare_swap(a: Statement, b: Statement) -> bool:
-    """The same words around a different value: 'Postgres for the database'/'MySQL for the database'."""
-    named = a.values | b.values | _names_in(a.label) | _names_in(b.label)
+    """The same words around another value: 'Postgres for the database'/'MySQL for the database'."""
+    named = a.values | b.values | technologies.names(a.label) | technologies.names(b.label)
     value_stems = {words.stem(p) for v in named for p in re.findall(r"[a-z0-9]+", v)}
     rest_a, rest_b = a.topic - value_stems, b.topic - value_stems
     return rest_a == rest_b and _distinct_values(a, b)
 
 
-def _names_in(label: str) -> set[str]:
-    return {n for names in technologies.families(label).values() for n in names}
-
-
-def _conflicting(a: Statement, b: Statement) -> bool:
-    """One slot, two different fillers, each side with something the other lacks."""
-    if _shape_match(a, b) or _distinct_values(a, b):
+def _conflicting(a: Statement, b: Statement, slot: int) -> bool:
+    """One slot, two different named fillers ('Room'/'OkHttp'), not just two numbers: 'access
+    tokens expire after 8 hours' and 'refresh tokens ... 30 days' are about different things."""
+    if slot < 2:  # one shared word is a weak link: it takes a choice still held open
+        return any(_TENTATIVE.search(s.sentence) for s in (a, b))
+    if _shape_match(a, b) or technologies.rivals(a.label, b.label):
         return True
-    shared = a.topic & b.topic
-    if len(shared) != 1 or not _different_modifiers(a, b, next(iter(shared))):
-        return False
-    return any(_TENTATIVE.search(s.sentence) for s in (a, b))
+    named_a = {v for v in a.values - b.values if any(ch.isalpha() for ch in v)}
+    named_b = {v for v in b.values - a.values if any(ch.isalpha() for ch in v)}
+    return bool(named_a) and bool(named_b)
 
 
 def _scopes_differ(a: Statement, b: Statement) -> bool:
@@ -296,6 +345,9 @@ def _reason(new: Statement, old: Statement, candidate: Candidate) -> tuple[str, 
 
 def _stated_reason(new: Statement, old: Statement) -> str:
     """The reason the new decision's sentence (or the one next to it) gives for the change."""
+    own = _REASON_MARK.search(new.label)
+    if own and own.start() > 0:  # "moving launch to June 17 so the pilots can ...": in the label
+        return _clause(new.label[own.end() :])
     sentence = new.sentence
     marks = list(_REASON_MARK.finditer(sentence))
     strong = [m for m in marks if m.group(1).lower() != "so"]
@@ -313,7 +365,7 @@ def _stated_reason(new: Statement, old: Statement) -> str:
 
 
 def _clause_reason(new: Statement, old: Statement) -> str:
-    """Another clause of the decision's sentence: the one that names either choice, or the opener."""
+    """Another clause of the decision's sentence: one naming either choice, or the opener."""
     sentence, head = new.sentence, new.label.lower()[:15]
     clauses = [
         c.strip() for c in re.split(r"[;:](?=\s)|,\s+and\s+|\s+-{1,2}\s+", sentence) if c.strip()
@@ -330,7 +382,7 @@ def _clause_reason(new: Statement, old: Statement) -> str:
 
 
 def _neighbour_reason(new: Statement, old: Statement) -> str:
-    """A sentence next to the decision that names the old choice ("Alpine isn't worth it when ...")."""
+    """A sentence next to the decision naming the old choice ("Alpine isn't worth it when ...")."""
     parts = words.sentences(new.text)
     if new.sentence not in parts:
         return ""

@@ -11,17 +11,24 @@ from memory.graph.sentences import Sentence, segment, split_clauses
 from memory.graph.types import Candidate, Evidence, NodeType, Status, Turn
 
 MAX_CANDIDATES_PER_TURN = 200  # a pasted log cannot flood the graph
+ADVISORY_BY_RATIO = False
+MAX_SIMILAR_PER_WORD = 64  # recent labels sharing a word that a new label is compared with
+MAX_OPEN_ERRORS = 64  # open errors a later fix may resolve
 MAX_SENTENCES_PER_TURN = 400  # beyond this a message is a paste; its prose is not mined further
 
 _MARKER = re.compile(r"^\s*(?:\*\*)?([A-Za-z][A-Za-z /-]{0,30}?)(?:\*\*)?\s*:(?:\*\*)?\s+(\S.*)$")
 _QUESTION = re.compile(r"\?\s*[\"')\]]*$")
 _STARTS_DONE_VERB = re.compile(
-    r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:also\s+|just\s+|then\s+|finally\s+)?([a-z]+)\b"
+    r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:also\s+|just\s+|then\s+|finally\s+)?([a-z]+)(?=\s)"
 )
-_SUBJECT_DONE_VERB = re.compile(r"\b(?:i|we)(?:'ve| have)?\s+(?:also\s+|just\s+)?([a-z]+)\b(.*)$",
-                                re.IGNORECASE)
-_FIX = re.compile(r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:fixed|resolved|solved|patched)\b\s*",
-                  re.IGNORECASE)
+# "that's after I put the setting back": a first-person report a few words into the clause.
+_SUBJECT_DONE_VERB = re.compile(
+    r"^(?:\S+\s+){0,3}?(?:i|we)(?:'ve| have)?\s+(?:also\s+|just\s+)?([a-z]+)\b(.*)$",
+    re.IGNORECASE,
+)
+_FIX = re.compile(
+    r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:fixed|resolved|solved|patched)\b\s*", re.IGNORECASE
+)
 _FIXED_STATE = re.compile(
     r"\b(?:is|are|'s|was|were) (?:now )?(?:fixed|resolved)\b|^no more\b", re.IGNORECASE
 )
@@ -32,10 +39,12 @@ _FIX_CAUSE = re.compile(r"\s+(?:—|–|--?)\s+(?:was\s+|it was\s+)?(.+)$")
 _INLINE_CODE = re.compile(r"`([^`\n]{4,200})`")
 # An acknowledgement opening a user's reply: what follows accepts what was proposed.
 _ACK = re.compile(
-    r"^(?:ok(?:ay)?|fine|sure|right|fair|alright|yes|yep|yeah|good|great|agreed|so|then|and)\b"
-    r"[,.!]?\s+(?:(?:and\s+)?(?:yes|so|then)\b[,]?\s+)?",
+    r"^(?:ok(?:ay)?|fine|sure|right|fair|alright|agreed|so)\b[,.!]?\s+(?:(?:and\s+)?(?:yes|so)\b"
+    r"[,]?\s+)?",
     re.IGNORECASE,
 )
+# An elliptical follow-up adding one more chosen option: "And Coil's disk cache at 250 MB."
+_CONTINUATION = re.compile(r"^(?:and|also|plus)\b[,]?\s+", re.IGNORECASE)
 
 
 @dataclass
@@ -49,14 +58,28 @@ class _Seen:
 class _State:
     """What earlier turns left behind: labels per type (for de-duplication) and open errors."""
 
-    seen: dict[NodeType, list[_Seen]] = field(default_factory=dict)
+    # Labels seen, indexed by (type, content word): a near duplicate shares at least one word, so
+    # only those are compared, which keeps de-duplication linear in the session's length.
+    seen: dict[tuple[NodeType, str], list[_Seen]] = field(default_factory=dict)
     open_errors: list[tuple[str, set[str]]] = field(default_factory=list)
+    # Assistant turns read so far and how many narrated work done, starting from one of each: the
+    # first assistant turn gets the benefit of the doubt.
+    assistant_turns: int = 1
+    narrating_turns: float = 1.0
 
     def similar(self, node_type: NodeType, words: set[str], share: float) -> _Seen | None:
-        for s in self.seen.get(node_type, ()):
-            if labels.near_duplicate(words, s.words, share):
-                return s
+        checked: set[int] = set()
+        for word in sorted(words):
+            for s in self.seen.get((node_type, word), ())[-MAX_SIMILAR_PER_WORD:]:
+                if id(s) not in checked and labels.near_duplicate(words, s.words, share):
+                    return s
+                checked.add(id(s))
         return None
+
+    def remember(self, node_type: NodeType, seen: _Seen) -> None:
+        for word in seen.words:
+            self.seen.setdefault((node_type, word), []).append(seen)
+        self.open_errors = self.open_errors[-MAX_OPEN_ERRORS:]
 
 
 def extract(turns: Sequence[Turn], context: Sequence[Turn] = ()) -> list[Candidate]:
@@ -79,9 +102,13 @@ def _confirmed(out: list[Candidate], turns: Sequence[Turn]) -> list[Candidate]:
     roles = {t.position: t.role for t in turns}
     decided = {c.evidence.position for c in out if c.type == NodeType.DECISION}
     return [
-        c for c in out
-        if not (c.cue == "instruction" and roles.get(c.evidence.position + 1) == "assistant"
-                and c.evidence.position + 1 in decided)
+        c
+        for c in out
+        if not (
+            c.cue.startswith("instruction")
+            and roles.get(c.evidence.position + 1) == "assistant"
+            and c.evidence.position + 1 in decided
+        )
     ]
 
 
@@ -99,20 +126,22 @@ def _turn(turn: Turn, state: _State) -> list[Candidate]:
     segs = segment(turn.content)
     out: list[Candidate] = []
     emit = _Emitter(turn, state, out)
-    emit.advisory = turn.role != "user" and _advises(segs.sentences)
-    pasted = any(failures.from_code(b) for b in segs.code_blocks)
+    emit.advisory = turn.role != "user" and _advises(segs.sentences, state)
+    code_errors = [failures.from_code(b) for b in segs.code_blocks]
+    pasted = any(code_errors)
     previous = ""
     for i, sentence in enumerate(segs.sentences[:MAX_SENTENCES_PER_TURN]):
         if turn.role == "user" and turn.position <= 1 and i < 2 and _goal(sentence.text, emit):
             continue
-        emit.lead_in = pasted and sentence.text.rstrip().endswith(":")
+        emit.lead_in = pasted  # the pasted error is the fact; prose around it introduces it
         previous = _sentence(sentence, turn.role, emit, previous)
-    for block in segs.code_blocks:
-        for label, quote in failures.from_code(block):
+    for block, errors in zip(segs.code_blocks, code_errors, strict=True):
+        for label, quote in errors:
             emit.error(label, quote, cue="code_error")
         for path in paths.find_paths("\n".join(block), in_code=True):
-            emit.add(NodeType.FILE, path, Status.COMPLETED, path, cue="code_path", conf=0.8,
-                     clean=False)
+            emit.add(
+                NodeType.FILE, path, Status.COMPLETED, path, cue="code_path", conf=0.8, clean=False
+            )
     _references(segs.inline_text, segs.sentences, emit)
     return out
 
@@ -120,39 +149,77 @@ def _turn(turn: Turn, state: _State) -> list[Candidate]:
 def _references(text: str, sentences: list[Sentence], emit: _Emitter) -> None:
     """Files, endpoints, environment facts and quoted error messages named in the prose."""
     for path in paths.find_paths(text):
-        emit.add(NodeType.FILE, path, Status.COMPLETED, _quote_for(path, sentences), cue="path",
-                 clean=False)
+        emit.add(
+            NodeType.FILE,
+            path,
+            Status.COMPLETED,
+            _quote_for(path, sentences),
+            cue="path",
+            clean=False,
+        )
     for endpoint in paths.find_endpoints(text):
-        emit.add(NodeType.ENDPOINT, endpoint, Status.COMPLETED, _quote_for(endpoint, sentences),
-                 cue="endpoint", clean=False)
+        emit.add(
+            NodeType.ENDPOINT,
+            endpoint,
+            Status.COMPLETED,
+            _quote_for(endpoint, sentences),
+            cue="endpoint",
+            clean=False,
+        )
     for m in phrases.ENVIRONMENT.finditer(text):
-        emit.add(NodeType.ENVIRONMENT, m.group(0), Status.COMPLETED,
-                 _quote_for(m.group(0), sentences), cue="environment", conf=0.7, clean=False)
+        emit.add(
+            NodeType.ENVIRONMENT,
+            m.group(0),
+            Status.COMPLETED,
+            _quote_for(m.group(0), sentences),
+            cue="environment",
+            conf=0.7,
+            clean=False,
+        )
     if emit.advisory:
         return
     for m in _INLINE_CODE.finditer(text):
         if failures.is_error_message(m.group(1)):
-            emit.error(failures.error_line_label(m.group(1)), _quote_for(m.group(1), sentences),
-                       cue="quoted_error")
+            emit.error(
+                failures.error_line_label(m.group(1)),
+                _quote_for(m.group(1), sentences),
+                cue="quoted_error",
+            )
 
 
-def _advises(sentences: list[Sentence]) -> bool:
+def _advises(sentences: list[Sentence], state: _State) -> bool:
     """Whether an assistant turn advises (a consultant) rather than logs or reports (an agent).
 
-    An agent's turn narrates work ("Added X", "Working on Y") or reports findings in the third
-    person; an adviser addresses the user ("you", "your") and hedges. Only an agent's prose is
-    mined beyond explicit markers.
+    An agent's turn narrates work ("Added X", "Working on Y"), or reports findings in a session
+    where the assistant mostly narrates; an adviser addresses the user ("you"), hedges, or
+    instructs ("Add a callback ..."). Only an agent's prose is mined beyond explicit markers.
     """
-    addressed = False
+    state.assistant_turns += 1
+    if any(_AGENT_LOG.match(s.text) for s in sentences):
+        state.narrating_turns += 1
+        return False
+    if any(_MARKER.match(s.text) and _marker_kind(_MARKER.match(s.text).group(1)) for s in sentences):
+        state.narrating_turns += 0.5  # logging state with markers is half-way to an agent's log
     for s in sentences:
-        if _AGENT_LOG.match(s.text):
-            return False
-        addressed = addressed or bool(_ADDRESS.search(s.text) or phrases.HEDGE.search(s.text))
-    return addressed
+        if _ADDRESS.search(s.text) or phrases.HEDGE.search(s.text.lower()) or _IMPERATIVE.match(s.text):
+            return True
+    return 2 * state.narrating_turns < state.assistant_turns and ADVISORY_BY_RATIO
+
+
+# Instructions opening an assistant's sentence: advice, not a report.
+_IMPERATIVE = re.compile(
+    r"^(?:add|use|run|set|put|try|make|keep|pass|point|give|drop|check|call|install|replace|"
+    r"switch|move|change|remove|delete|create|write|tell|let|look|pull|cancel|derive|treat|"
+    r"split|wrap|read|avoid|upgrade|bump|raise|lower|rebuild|restart|expose|register|enable|"
+    r"disable|configure|define|store|send|return|catch|log|test|verify|confirm|double-check|"
+    r"don't|do not|never|always|start|stop|skip|mark|note|remember)\b",
+    re.IGNORECASE,
+)
 
 
 _AGENT_LOG = re.compile(
-    r"^(?:I(?:'ve| have)?\s+)?(?:(?:" + "|".join(sorted(phrases.DONE_VERBS)) + r")\b|working on\b|"
+    r"^(?:I(?:'ve| have)?\s+)?(?:(?:" + "|".join(sorted(phrases.DONE_VERBS | phrases.FINDING_VERBS))
+    + r")\b|working on\b|switching\b|moving\b|going with\b|"
     r"still \w+ing\b|looking at\b|will add\b|starting\b|creating\b|adding\b|set up\b)",
     re.IGNORECASE,
 )
@@ -167,7 +234,9 @@ def _goal(text: str, emit: _Emitter) -> bool:
     for m in phrases.GOAL_STACK.finditer(text):
         for tech in re.split(r",\s*|\s+and\s+", m.group(1)):
             if len(tech) > 1 and tech.lower() not in _NOT_TECH:
-                emit.add(NodeType.DECISION, tech, Status.COMPLETED, text, cue="goal_stack", conf=0.7)
+                emit.add(
+                    NodeType.DECISION, tech, Status.COMPLETED, text, cue="goal_stack", conf=0.7
+                )
     if failures.is_problem(text, "user"):
         emit.error(text, text, cue="goal_problem", conf=0.6)
     return True
@@ -192,9 +261,20 @@ class _Emitter:
         self.advisory = False
         self.lead_in = False
 
-    def add(self, node_type: NodeType, raw: str, status: Status, quote: str, *, cue: str,
-            conf: float = 0.75, reason: str = "", replaces: str = "", fixes: str = "",
-            clean: bool = True) -> Candidate | None:
+    def add(
+        self,
+        node_type: NodeType,
+        raw: str,
+        status: Status,
+        quote: str,
+        *,
+        cue: str,
+        conf: float = 0.75,
+        reason: str = "",
+        replaces: str = "",
+        fixes: str = "",
+        clean: bool = True,
+    ) -> Candidate | None:
         label = labels.clean(raw) if clean else raw.strip()
         if not labels.is_usable(label):
             return None
@@ -204,11 +284,19 @@ class _Emitter:
             if not _moves_forward(earlier.status, status):
                 return None
             label, earlier.status = earlier.label, status  # same fact, new status: keep its key
-        elif cue != "instruction":  # an instruction may be dropped for its confirmation later
-            self.state.seen.setdefault(node_type, []).append(_Seen(words, label, status))
-        c = Candidate(type=node_type, label=label, status=status, confidence=conf,
-                      evidence=Evidence(self.turn.position, quote.strip()[:500]), reason=reason,
-                      replaces=replaces, fixes=fixes, cue=cue)
+        elif not cue.startswith("instruction"):  # an instruction may be dropped for its confirmation later
+            self.state.remember(node_type, _Seen(words, label, status))
+        c = Candidate(
+            type=node_type,
+            label=label,
+            status=status,
+            confidence=conf,
+            evidence=Evidence(self.turn.position, quote.strip()[:500]),
+            reason=reason,
+            replaces=replaces,
+            fixes=fixes,
+            cue=cue,
+        )
         self.out.append(c)
         return c
 
@@ -224,21 +312,42 @@ class _Emitter:
         if re.match(r"\s*(?:by|with|via|through)\s", obj):  # "Fixed by adding X": the work is X
             work = re.sub(r"^\s*(?:by|with|via|through)\s+", "", obj) if not keep_verb else obj
             target = self._latest_open_error()
-            self.add(NodeType.TASK, f"{keep_verb} {work}".strip(), Status.COMPLETED, quote, cue=cue,
-                     fixes=target)
+            self.add(
+                NodeType.TASK,
+                f"{keep_verb} {work}".strip(),
+                Status.COMPLETED,
+                quote,
+                cue=cue,
+                fixes=target,
+            )
             self._resolve(target, quote, cue)
             return
         task_label = labels.clean(obj)
         target = self._open_error_like(labels.content_words(_BY.sub("", task_label)))
         fixes = target or labels.clean(_BY.sub("", obj))
-        self.add(NodeType.TASK, f"{keep_verb} {obj}".strip(), Status.COMPLETED, quote, cue=cue,
-                 fixes=fixes)
+        self.add(
+            NodeType.TASK,
+            f"{keep_verb} {obj}".strip(),
+            Status.COMPLETED,
+            quote,
+            cue=cue,
+            fixes=fixes,
+        )
         if target:
             self._resolve(target, quote, cue)
         elif failures.names_problem(obj):
             self.add(NodeType.ERROR, _BY.sub("", obj), Status.COMPLETED, quote, cue=cue)
         if cause and failures.names_problem(cause.group(1), loose=True):
+            # "Fixed: X — was missing Y": fixing the cause was the work, and the cause the error.
+            self.add(NodeType.TASK, cause.group(1), Status.COMPLETED, quote, cue=cue + "_cause")
             self.add(NodeType.ERROR, cause.group(1), Status.COMPLETED, quote, cue=cue + "_cause")
+
+    def fixed_state(self, clause: str, subject: str, quote: str) -> None:
+        target = self._open_error_like(labels.content_words(subject))
+        self.add(NodeType.TASK, clause, Status.COMPLETED, quote, cue="fixed_state",
+                 fixes=target or labels.clean(subject))
+        if target:
+            self._resolve(target, quote, "fixed_state")
 
     def _latest_open_error(self) -> str:
         return self.state.open_errors[-1][0] if self.state.open_errors else ""
@@ -286,7 +395,8 @@ def _sentence(sentence: Sentence, role: str, emit: _Emitter, previous: str) -> s
     if _QUESTION.search(text) or (emit.advisory and not sentence.in_list and False):
         return ""
     if role == "user" and _accepts(text, previous):
-        _decision(_ACK.sub("", text), text, emit, cue="acceptance", conf=0.65)
+        body = _CONTINUATION.sub("", _ACK.sub("", text, count=1), count=1)
+        _decision(body, text, emit, cue="acceptance", conf=0.65)
         return "decision"
     kind = ""
     for clause in split_clauses(text):
@@ -298,18 +408,22 @@ def _accepts(text: str, previous: str) -> bool:
     """A verbless reply that adopts an option: "OK, private bucket with presigned URLs." or, right
     after a decision, "And Coil's disk cache at 250 MB for images."."""
     body = _ACK.sub("", text, count=1)
-    if body == text and previous != "decision":
+    if body == text:
+        if previous != "decision" or not _CONTINUATION.match(text):
+            return False
+        body = _CONTINUATION.sub("", text, count=1)
+    if len(body.split()) < 3 or phrases.HEDGE.search(body.lower()) or _VERB_LIKE.search(body):
         return False
-    if len(body.split()) < 2 or phrases.HEDGE.search(body) or _VERB_LIKE.search(body):
-        return False
-    return not _INTERROGATIVE.match(body)
+    low = body.lower()
+    deferred = phrases.DEFERRAL.search(low) or phrases.ERROR.search(low)
+    return not (_INTERROGATIVE.match(body) or deferred)
 
 
 # Any finite verb or modal: an accepted option is stated without one.
 _VERB_LIKE = re.compile(
-    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|'s|'re|'ll|'d|"
+        r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|'re|'ll|'d|"
     r"works?|looks?|seems?|needs?|wants?|goes|went|got|gets|makes?|says?|said|thinks?|know|"
-    r"[a-z]{2,}ed|\w+n't|i|we|you|they|he|she|it|there|this|that)\b",
+        r"\w+n't|i|we|you|they|he|she|it|there|this|that|here)\b",
     re.IGNORECASE,
 )
 
@@ -327,7 +441,7 @@ def _marked(kind: str, body: str, quote: str, emit: _Emitter) -> None:
     """A "Marker: item, item" line: each item is a fact of the marker's kind."""
     body = body.strip()
     for item in _marker_items(kind, body, emit.recap):
-        if kind != "error" and _only_paths(item):
+        if kind in ("pending", "in_progress") and _only_paths(item):
             continue  # "Working on: a.ts, b.ts" names files; path detection keeps them
         if kind == "decision":
             _decision(item, quote, emit, cue="marker_decision", conf=0.9)
@@ -338,8 +452,9 @@ def _marked(kind: str, body: str, quote: str, emit: _Emitter) -> None:
         elif kind == "pending":
             emit.add(NodeType.TASK, item, Status.PENDING, quote, cue="marker_pending", conf=0.9)
         elif kind == "in_progress":
-            emit.add(NodeType.TASK, item, Status.IN_PROGRESS, quote, cue="marker_in_progress",
-                     conf=0.9)
+            emit.add(
+                NodeType.TASK, item, Status.IN_PROGRESS, quote, cue="marker_in_progress", conf=0.9
+            )
         elif kind == "error":
             emit.error(item, quote, cue="marker_error", conf=0.9)
         # "files" markers carry only paths, which path detection already takes.
@@ -354,10 +469,18 @@ def _marker_items(kind: str, body: str, recap: bool) -> list[str]:
     for part in parts:
         commas = [p for p in _LIST_SPLIT.split(part) if p.strip()]
         if len(commas) > 1 and _is_list(commas, kind, recap):
-            items.extend(commas)
+            items.extend(
+                _ROUTE_ASIDE.sub("", c) if paths.is_endpoint(_ROUTE_ASIDE.sub("", c)) else c
+                for c in commas
+            )
         else:
             items.append(part)
     return items
+
+
+_ROUTE_ASIDE = re.compile(
+    r"\s*\([^)]*\)[\s.;,]*$"
+)  # "POST /login (returns JWT)": the route is the item
 
 
 def _is_list(items: list[str], kind: str, recap: bool) -> bool:
@@ -367,7 +490,9 @@ def _is_list(items: list[str], kind: str, recap: bool) -> bool:
     separates items when they are all routes or paths, when each is an "A for B" choice, or in a
     recap, whose lines are lists by construction.
     """
-    if all(paths.is_endpoint(i.split(" (")[0]) or paths.find_paths(i) == [i.strip()] for i in items):
+    if all(
+        paths.is_endpoint(i.split(" (")[0]) or paths.find_paths(i) == [i.strip()] for i in items
+    ):
         return True
     if kind == "decision" and all(_PARALLEL_FOR.match(i) and len(i.split()) >= 3 for i in items):
         return True
@@ -404,45 +529,74 @@ def _only_paths(text: str) -> bool:
 def _clause(clause: str, sentence: str, role: str, emit: _Emitter) -> str:
     """Classify one plain-language clause by its predicate; returns the kind of fact, if any."""
     clause = clause.rstrip(" :")
+    low = clause.lower()  # the lexicons match lower-cased text
     stripped = labels.strip_leading(clause)
     if not stripped or _INTERROGATIVE.match(stripped):
         return ""
     if _hedged(clause, role):
         return ""
-    if _FIX.match(stripped) or (role == "user" and _FIXED_STATE.search(stripped)):
+    if role != "user" and sentence.rstrip().endswith(":"):
+        return ""  # an assistant line introducing code or a list describes, it does not report
+    reported = bool(phrases.REPORTED.search(low))
+    if _FIX.match(stripped):
         if not emit.advisory:
-            verb = "Fixed" if role == "user" and _FIX.match(stripped) else ""
+            verb = "Fixed" if role == "user" else ""
             emit.fix(_FIX.sub("", stripped) or stripped, sentence, cue="fix_verb", keep_verb=verb)
+        return "completed"
+    state = _FIXED_STATE.search(stripped) if role == "user" else None
+    if state:  # "the double-booking bug is fixed": the clause is the task, its subject the error
+        emit.fixed_state(stripped, stripped[: state.start()], sentence)
         return "completed"
     if failures.is_strong_problem(clause) and _may_state_problem(role, emit):
         emit.error(failures.problem_label(clause), sentence, cue="problem", conf=0.7)
         return "error"
     if emit.advisory:
         return ""
-    if phrases.DEFERRAL.search(clause):
+    if reported:
+        return _problem(clause, sentence, role, emit)
+    if phrases.DEFERRAL.search(low):
         return _pending(stripped, clause, sentence, emit)
-    if phrases.DECISION.search(clause) and _decides(stripped, role):
+    chooses = phrases.DECISION.search(low) or phrases.DECISION_CASED.search(clause)
+    if role == "user" and _CONCLUDING_IMPERATIVE.match(clause):
+        chooses = True  # "so buffer them and flush every second": the user settles the options
+    if chooses and _decides(stripped, role) and not _MEASUREMENT.search(low):
         cue = "instruction" if role == "user" and _INSTRUCTION.match(stripped) else "choice_verb"
         _decision(clause, sentence, emit, cue=cue, conf=0.7)
         return "decision"
-    if phrases.PENDING.search(clause):
+    if phrases.PENDING.search(low) or phrases.PENDING_CASED.search(clause):
         return _pending(stripped, clause, sentence, emit)
     done = _reports_done(stripped, clause, role)
     if done:
         if not _only_paths(done):
             emit.add(NodeType.TASK, done, Status.COMPLETED, sentence, cue="done", conf=0.7)
         return "completed"
-    if failures.is_problem(clause, role) and _may_state_problem(role, emit):
+    return _problem(clause, sentence, role, emit)
+
+
+def _problem(clause: str, sentence: str, role: str, emit: _Emitter) -> str:
+    if failures.is_problem(clause, role, agent=True) and _may_state_problem(role, emit):
         emit.error(failures.problem_label(clause), sentence, cue="problem", conf=0.65)
         return "error"
     return ""
 
 
+# A measurement, not a choice: "the build now takes 14 minutes instead of 4".
+_MEASUREMENT = re.compile(r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose)\b[^.;]*\d")
+# "so buffer them and flush every second": a user concluding with an instruction.
+_CONCLUDING_IMPERATIVE = re.compile(
+    r"^(?:so|then|ok so|okay so)\s+(?!i\b|we\b|you\b|it\b|they\b|that\b|this\b|the\b|there\b|"
+    r"what\b|how\b|if\b|far\b|much\b|yeah\b|yes\b)[a-z]+\s+(?:them|it|the|a|an|all|every|each|"
+    r"both)\b",
+    re.IGNORECASE,
+)
+
+
 def _hedged(clause: str, role: str) -> bool:
     """Suggestions and hypotheticals; a user's stated preference ("I'd rather X") still counts."""
     if role == "user":
-        return bool(phrases.USER_HEDGE.search(clause)) and not phrases.USER_PREFERENCE.search(clause)
-    return bool(phrases.HEDGE.search(clause))
+        low = clause.lower()
+        return bool(phrases.USER_HEDGE.search(low)) and not phrases.USER_PREFERENCE.search(clause)
+    return bool(phrases.HEDGE.search(clause.lower()))
 
 
 def _may_state_problem(role: str, emit: _Emitter) -> bool:
@@ -481,10 +635,13 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
     if inner and inner.group(1).lower() in phrases.DONE_VERBS and len(inner.group(2).split()) >= 1:
         return f"{inner.group(1)}{inner.group(2)}"
     # An assistant saying "tests pass now" confirms its own work; a user saying it reports progress.
-    if role == "user" and phrases.DONE_STATE.search(clause) and len(stripped.split()) >= 2:
+    if role == "user" and phrases.DONE_STATE.search(clause.lower()) and len(stripped.split()) >= 2:
         return stripped
     return ""
 
+
+# A parenthetical in words (a reason), as opposed to identifiers or values.
+_PROSE_ASIDE = re.compile(r"[A-Za-z][A-Za-z' —–-]*(?:\s[A-Za-z' —–-]+)+")
 
 _FROM_TO = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|go(?:ing)?|went|chang(?:e|ed|ing))"
@@ -502,6 +659,8 @@ def _decision(text: str, quote: str, emit: _Emitter, cue: str, conf: float) -> N
         if m.start() > 0 and phrases.REASON.search(text):
             text = text[: m.start()]
     dash = re.search(r"\s+(?:—|–|--?)\s+(.+)$|\s+\(([^)]+)\)\s*\.?$", text)
+    if dash and dash.group(2) and not _PROSE_ASIDE.fullmatch(dash.group(2)):
+        dash = None  # "(room_id, slot_start)" is part of the choice, not a reason
     if dash:
         reason = reason or labels.clean(dash.group(1) or dash.group(2))
         text = text[: dash.start()]
@@ -515,8 +674,17 @@ def _decision(text: str, quote: str, emit: _Emitter, cue: str, conf: float) -> N
     if move:
         # "Switching from X to Y": X was the decision in force until now, Y replaces it.
         replaces = labels.clean(move.group(1))
-        emit.add(NodeType.DECISION, move.group(1), Status.COMPLETED, quote, cue=cue + "_old",
-                 conf=conf)
+        emit.add(
+            NodeType.DECISION, move.group(1), Status.COMPLETED, quote, cue=cue + "_old", conf=conf
+        )
         text = move.group(2)
-    emit.add(NodeType.DECISION, text, Status.COMPLETED, quote, cue=cue, conf=conf, reason=reason,
-             replaces=replaces)
+    emit.add(
+        NodeType.DECISION,
+        text,
+        Status.COMPLETED,
+        quote,
+        cue=cue,
+        conf=conf,
+        reason=reason,
+        replaces=replaces,
+    )

@@ -6,29 +6,35 @@ import re
 
 from memory.graph import phrases
 
-MAX_ERROR_WORDS = 14
+MAX_ERROR_WORDS = 20
 
 # Output noise before the message of a log line: timestamps, levels, logger and tool prefixes.
 _LOG_PREFIX = re.compile(
-    r"^(?:[\d/:\-.TZ+,]{6,}\s+|\[[^\]]{0,40}\]\s+|\$\s+|>\s+|e:\s+|\[!\]\s+|"
+    r"^(?:#\d+\s+(?:\d+\.\d+\s+)?|[\d/:\-.TZ+,]{6,}\s+|\[[^\]]{0,40}\]\s+|\$\s+|>\s+|e:\s+|\[!\]\s+|"
     r"(?:INFO|WARN|WARNING|DEBUG|TRACE)\b\s*)+"
 )
 _NOISE_TAIL = re.compile(r"\s*(?:<[^>]*>|\(TID[^)]*\)|at 0x[0-9a-f]+.*)$")
 _STRONG = re.compile(
     r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b|\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|"
-    r"\bERROR\b|\bError\b|\bFATAL\b|\bFailed\b|\bfailed\b|\bCannot\b|\bcannot\b|\bcould not\b|"
+    r"\bERROR\b|\bError\b|\berror\b|\bFATAL\b|\bFailed\b|\bfailed\b|\bCannot\b|\bcannot\b|\bcould not\b|"
+    r"\bmust be\b|\bnot yet\b|"
     r"\bnot found\b|\bdenied\b|\bFAILED\b|\bkilled\b"
 )
 # Lines that only summarise a run ("1 failed, 4 passed", "ERROR=0") are not the error itself.
-_SUMMARY_LINE = re.compile(r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#|^\s*//")
+_SUMMARY_LINE = re.compile(r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#(?!\d)|^\s*//")
 _SOURCE_LINE = re.compile(
     r"^\s*(?:except|catch|raise|throw|if|elif|else|try|return|def|func|fn|class|import|from|"
-    r"case|guard|print|log|console|@|\}|\)|\.)|=\s*|\b(?:print|console\.log|logger\.\w+)\("
+    r"case|guard|print|log|console|@|\}|\)|\.)\b|^\s*[\w.\[\]\"']+\s*[+\-*/|]?=[^=]|"
+    r"\b(?:print|console\.log|logger\.\w+)\("
 )
+# A problem noun heading its phrase ("the port collision", "bug in daily partitions"), not one
+# modifying another noun ("the error window").
 _PROBLEM_NOUN = re.compile(
     r"\b(?:error|bug|crash|race|collision|leak|timeout|oom|exception|failure|regression|deadlock|"
-    r"flak\w*|[45]\d\d|hang\w*|corrupt\w*|broken|missing|wrong|not \w+ing|stuck|duplicate\w*)\b|"
-    r"[A-Z]\w*(?:Error|Exception)\b",
+    r"flak\w*|[45]\d\d|hang\w*|corrupt\w*|broken|missing|wrong|not \w+ing|stuck|duplicate\w*|"
+    r"idor|xss|csrf|vulnerabilit\w*)\b(?=\s*$|\s+(?:in|on|at|for|with|when|where|from|during|"
+    r"after|under|of|by|—|–|-)\b|\s*[,.;:)—–])|[A-Z]\w*(?:Error|Exception)\b|"
+    r"\b(?:not \w+ing|missing|broken|wrong|stuck|no \w+|lack of|stale|unhandled)\b",
     re.IGNORECASE,
 )
 
@@ -38,28 +44,39 @@ def from_code(block: list[str]) -> list[tuple[str, str]]:
     best: tuple[int, str] | None = None
     for line in block:
         score = _line_score(line)
-        if score and (best is None or score > best[0]):
-            best = (score, line)
+        if score > 1 and (best is None or score > best[0]):
+            best = (score, line)  # the first strongest line: later ones elaborate on it
     if best is None:
         return []
     label = error_line_label(best[1])
     return [(label, best[1].strip())] if label else []
 
 
+# Substrings one of which every failure line holds: a cheap test before the regexes.
+_HINTS = ("rror", "ail", "xception", "annot", "could not", "not found", "enied", "atal", "panic",
+          "killed", "ERROR", "FAIL", "must be", "not yet")
+
+
 def _line_score(line: str) -> int:
-    """How surely a line is the failure message (0: not one). Later lines win ties (tracebacks)."""
+    """How surely a line is the failure message (0: not one). The first strongest line wins."""
     text = line.strip()
+    if not any(h in text for h in _HINTS):
+        return 0
     if not text or len(text) > 400 or _SUMMARY_LINE.search(text) or _SOURCE_LINE.search(text):
         return 0
     head = _LOG_PREFIX.sub("", text)
-    if re.match(r"(?:Caused by:\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b", head) or re.match(
-        r"(?:fatal error|panic|error(?:\[\w+\])?|Error|ERROR|FATAL)\b:?", head
-    ):
+    if re.match(
+        r"(?:Caused by:\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b", head
+    ) or re.match(r"(?:fatal error|panic|error(?:\[\w+\])?|Error|ERROR|FATAL)\b:?", head):
         return 4
     if phrases.EXCEPTION_NAME.search(text) and ":" in text:
         return 3
     if re.search(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b", text):
         return 3
+    if re.search(r"\b(?:FAILED|Failed|failed)\b", text) and not re.search(
+        r"\b(?:cannot|could not|not found|denied|killed)\b", text, re.IGNORECASE
+    ):
+        return 1  # "Task :app:build FAILED" says that, not why
     if _STRONG.search(text):
         return 2
     return 0
@@ -73,7 +90,8 @@ def error_line_label(line: str) -> str:
     text = re.sub(r"^\[?Error:\s*(.*?)\]?$", r"\1", text) if text.startswith("[Error") else text
     text = re.sub(r"^Caused by:\s*", "", text)
     text = _NOISE_TAIL.sub("", text)
-    first = re.split(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z])", text, maxsplit=1)[0]
+    pieces = re.split(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z])", text)
+    first = next((p for p in pieces if _STRONG.search(p)), pieces[0])
     words = first.split()
     if len(words) > MAX_ERROR_WORDS:
         first = " ".join(words[:MAX_ERROR_WORDS])
@@ -82,29 +100,32 @@ def error_line_label(line: str) -> str:
 
 def is_error_message(text: str) -> bool:
     """Whether a quoted snippet is an error message ("SSL error: certificate verify failed")."""
-    return _line_score(text) >= 3 or bool(re.search(r"\b(?:error|failed|denied):?\s", text, re.I)
-                                          and len(text.split()) >= 3 and not _SOURCE_LINE.search(text))
+    return _line_score(text) >= 3 or bool(
+        re.search(r"\b(?:error|failed|denied):?\s", text, re.I)
+        and len(text.split()) >= 3
+        and not _SOURCE_LINE.search(text)
+    )
 
 
 def names_problem(text: str, loose: bool = False) -> bool:
     """Whether a phrase names a problem ("422 error", "the port collision", "missing validation")."""
     if _PROBLEM_NOUN.search(text):
         return True
-    return loose and bool(phrases.ERROR.search(text))
+    return loose and bool(phrases.ERROR.search(text.lower()))
 
 
-def is_problem(clause: str, role: str) -> bool:
+def is_problem(clause: str, role: str, agent: bool = False) -> bool:
     """Whether a prose clause states a failure or wrong behaviour of the system being worked on."""
-    if phrases.ERROR_META.search(clause) or len(clause.split()) < 2:
+    if phrases.ERROR_META.search(clause) or len(clause.split()) < 3:
         return False
-    if phrases.EXCEPTION_NAME.search(clause):
+    if phrases.EXCEPTION_NAME.search(clause) and not _HANDLED.search(clause):
         return True
-    if not phrases.ERROR.search(clause):
+    if not phrases.ERROR.search(clause.lower()):
         return False
     # An assistant explaining causes uses the same words; only a strong failure verb counts there.
-    if role != "user":
+    if role != "user" and not agent:
         return bool(_STRONG_PROSE.search(clause))
-    return True
+    return not _HANDLED.search(clause)
 
 
 _STRONG_PROSE = re.compile(
@@ -116,16 +137,22 @@ _STRONG_PROSE = re.compile(
 )
 
 
+# An exception named as what code handles, not as what happened: "catches only ImportError".
+_HANDLED = re.compile(r"\b(?:catch(?:es|ing)?|except|handles?|handling|raises? (?:a|an)?)\s+(?:\w+\s+)?"
+                      r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b")
+
+
 def is_strong_problem(clause: str) -> bool:
     """A failure stated so plainly that no other reading of the clause competes with it."""
-    if phrases.ERROR_META.search(clause):
+    if phrases.ERROR_META.search(clause) or _HANDLED.search(clause):
         return False
     return bool(phrases.EXCEPTION_NAME.search(clause) or _UNAMBIGUOUS.search(clause))
 
 
 _UNAMBIGUOUS = re.compile(
     r"\bkeeps? (?:returning|failing|crashing|timing out|throwing)\b|\breturns? (?:a )?[45]\d\d\b|"
-    r"\b(?:crash(?:es|ed)|hangs|blows up|blew up|fell over|falls over|is timing out|times out)\b",
+    r"\b(?:crash(?:es|ed)|hangs|blows up|blew up|fell over|falls over|is timing out|times out|"
+    r"slipped|dropped (?:by|from) \d)",
     re.IGNORECASE,
 )
 

@@ -1,4 +1,4 @@
-"""Importance of graph nodes: reinforcement on re-mention, decay from timestamps, pruning above a cap."""
+"""Node importance: reinforcement on re-mention, decay from timestamps, pruning above a cap."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def current(node: Node, now: float, half_life_s: float = HALF_LIFE_S) -> float:
 
 
 def reinforce(node: Node, at: float) -> None:
-    """A re-mention at ``at``: one more mention, the clock restarted, importance back to its base."""
+    """A re-mention at ``at``: one more mention, the clock restarted, importance at its base."""
     node.mentions += 1
     node.last_seen_at = max(node.last_seen_at, at)
     node.importance = base(node)

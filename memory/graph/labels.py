@@ -15,7 +15,8 @@ _STOP = frozenset(
 )
 _RUN = re.compile(r"[^\W_][\w./-]*")
 _FILLER = re.compile(
-    r"^(?:(?:" + phrases._words(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)+",
+    r"^(?:(?:(?:" + phrases._words(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)|"
+    r"(?:(?:" + phrases._words(*phrases.LEADING_INTERJECTION) + r")(?:[,.!:;-]+\s*|$)))+",
     re.IGNORECASE,
 )
 _SUBJECT = re.compile(
@@ -73,8 +74,27 @@ def clean(text: str, max_words: int = MAX_LABEL_WORDS) -> str:
     if len(words) > max_words:
         text = _cut(text, max_words)
     text = _TRAILING.sub("", text)
+    text = _TRAILING_FILLER.sub("", text)
     text = _balance(text)
-    return text.strip(" \"'")
+    return _unquote(text.strip())
+
+
+_TRAILING_FILLER = re.compile(
+    r",\s+(?:sure|ok|okay|then|anyway|though|too|right|i guess|i think|honestly|probably|"
+    r"thanks|please|for now though)$",
+    re.IGNORECASE,
+)
+
+
+def _unquote(text: str) -> str:
+    """Outer quotes go when they wrap the whole label; a quote closing an inner one stays."""
+    if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1].strip()
+    if text[:1] in "\"'" and text.count(text[0]) == 1:
+        return text[1:].strip()
+    if text[-1:] in '"' and text.count(text[-1]) == 1:
+        return text[:-1].strip()
+    return text
 
 
 def _cut(text: str, max_words: int) -> str:
@@ -90,10 +110,11 @@ def _cut(text: str, max_words: int) -> str:
 
 
 def _balance(text: str) -> str:
-    """Drop a dangling opening bracket or quote left by a cut."""
+    """Drop a dangling opening bracket left by a cut (its words stay)."""
     for open_, close in ("()", "[]", "{}"):
         if text.count(open_) > text.count(close):
-            text = text[: text.rfind(open_)].rstrip()
+            i = text.rfind(open_)
+            text = (text[:i] + text[i + 1 :]).replace("  ", " ").rstrip()
     return text
 
 
@@ -105,13 +126,25 @@ def is_usable(label: str) -> bool:
     if not words or words <= _EMPTY_WORDS:
         return False
     tokens = label.lower().split()
-    return not (len(tokens) <= 2 and tokens[-1] in _PRONOUNS)
+    if len(tokens) <= 2 and tokens[-1] in _PRONOUNS:
+        return False
+    # "done that twice already", "it starts fine": a pronoun and adverbs say nothing on their own.
+    rest = [t.strip(".,") for t in tokens if t not in _PRONOUNS]
+    trivial = all(t in _ADVERBS or t in _EMPTY_WORDS for t in rest[1:])
+    return not (len(tokens) > len(rest) and trivial)
+
+
+_ADVERBS = frozenset(
+    "twice already again now yet too before today yesterday fine properly anyway more less "
+    "well better worse there here up out off in on away back".split()
+)
 
 
 # Words that say how something stands without saying what it is ("not done yet", "fixed now").
 _EMPTY_WORDS = frozenset(
     "that this it them there here so not done yet now fixed working finished complete completed "
-    "again still ready works fine good all set up ok okay passing green one both".split()
+    "again still ready works fine good all set up ok okay passing green one both today tomorrow "
+    "neither started that's it's there's for".split()
 )
 _PRONOUNS = frozenset("it that this them those these everything all one".split())
 

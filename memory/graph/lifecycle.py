@@ -1,10 +1,11 @@
-"""How candidates change a graph (merging, monotonic status, fixes, contradictions, tombstones) and the
-explicit actions people take on decisions."""
+"""How candidates change a graph (merging, monotonic status, fixes, contradictions, tombstones)
+and the explicit actions people take on decisions."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from memory.graph import contradictions, importance, words
 from memory.graph.contradictions import Statement
@@ -29,7 +30,12 @@ _RANK = {Status.PENDING: 0, Status.IN_PROGRESS: 1, Status.FAILED: 1, Status.COMP
 # Decision statuses that an incoming decision may revise or contest.
 _OPEN_DECISION = frozenset({Status.PENDING, Status.IN_PROGRESS, Status.COMPLETED, Status.CONTESTED})
 # Verbs that say what was done to a task, not which task it is ("write the tests"/"tests written").
-_TASK_VERBS = frozenset("fix write implement creat build finish complet updat wire hook".split())
+_TASK_VERBS = frozenset(
+    words.stem(w)
+    for w in "fix fixed write wrote written implement implemented create created build built "
+    "finish finished complete completed update updated wire wired done ship shipped land landed "
+    "merge merged".split()
+)
 OUTCOMES = ("keep_both", "a_replaces_b", "b_replaces_a", "invalidate_a", "invalidate_b")
 
 
@@ -50,15 +56,25 @@ class _Pass:
     turns: Mapping[int, Turn]
     now: float
     names: str  # the whole transcript, so capitalised words can be told apart as names
+    decided: dict[int, tuple[str, ...]] = field(default_factory=dict)  # decision labels by message
+    _said: dict[NodeKey, Statement] = field(default_factory=dict)
 
     def valid_at(self, position: int) -> float:
         turn = self.turns.get(position)
         return turn.timestamp if turn and turn.timestamp else self.now
 
+    def said(self, node: Node) -> Statement:
+        if node.key not in self._said:
+            self._said[node.key] = self.statement(
+                node.label, node.evidence.quote, node.evidence.position
+            )
+        return self._said[node.key]
+
     def statement(self, label: str, quote: str, position: int) -> Statement:
         text = self.turns[position].content if position in self.turns else quote
         sentence = words.sentence_of(text, quote or label) if text else label
-        return Statement(label, sentence, position, text=text, names=self.names)
+        siblings = tuple(d for d in self.decided.get(position, ()) if d != label)
+        return Statement(label, sentence, position, text, siblings, self.names)
 
 
 def apply(
@@ -67,6 +83,9 @@ def apply(
     """Apply candidates, in message order, to ``graph``; ``now`` is the record time."""
     names = "\n".join(t.content for _, t in sorted(turns.items()))
     run = _Pass(graph, turns, now, names)
+    for c in candidates:
+        if c.type == NodeType.DECISION:
+            run.decided[c.evidence.position] = (*run.decided.get(c.evidence.position, ()), c.label)
     changes: list[Change] = []
     for candidate in candidates:
         changes += _apply_one(run, candidate)
@@ -120,7 +139,9 @@ def _merge(run: _Pass, node: Node, c: Candidate) -> list[Change]:
     if node.status == Status.ARCHIVED:
         change_status(node, _unarchived(node, c.status), c.evidence.position, at, run.now)
         return [Change("revived", node.key, "re-mentioned after archiving")]
-    if node.status == Status.CONTESTED or c.status not in _RANK:
+    if node.status == Status.CONTESTED:
+        return _maybe_settle_by_text(run, node, c)
+    if c.status not in _RANK:
         return [Change("merged", node.key)]
     if _RANK[c.status] > _RANK.get(node.status, 0):
         change_status(node, c.status, c.evidence.position, at, run.now)
@@ -163,10 +184,46 @@ def _maybe_revive(run: _Pass, node: Node, c: Candidate) -> list[Change]:
     return [Change("revived", node.key), *_check_decision(run, node, c)]
 
 
+def _maybe_settle_by_text(run: _Pass, node: Node, c: Candidate) -> list[Change]:
+    """A contested decision re-stated as replacing its rival ("dropping X, Y only") wins; a plain
+    re-mention settles nothing."""
+    rivals = [(r, run.said(r)) for r in _rivals(run.graph, node)]
+    said = run.statement(c.label, c.evidence.quote, c.evidence.position)
+    changes = [Change("merged", node.key)]
+    for verdict in contradictions.judge(said, c, rivals):
+        if verdict.kind != contradictions.SUPERSEDE:
+            continue
+        rival, at = run.graph.nodes[verdict.old], run.valid_at(c.evidence.position)
+        supersede(
+            run.graph,
+            rival,
+            node,
+            c.evidence.position,
+            at,
+            run.now,
+            verdict.reason,
+            c.evidence.quote,
+            EXTRACTOR,
+        )
+        _settle(
+            run.graph,
+            node,
+            c.evidence.position,
+            at,
+            run.now,
+            verdict.reason,
+            EXTRACTOR,
+            c.evidence.position,
+            rival.label,
+        )
+        changes.append(Change("superseded", rival.key, node.label))
+    return changes
+
+
 def _check_decision(run: _Pass, node: Node, c: Candidate) -> list[Change]:
     """Hold a new decision against the earlier open ones: supersede, contest, or leave be."""
     earlier = [
-        (n, run.statement(n.label, n.evidence.quote, n.evidence.position))
+        (n, run.said(n))
         for n in run.graph.nodes.values()
         if n.type == NodeType.DECISION
         and n.status in _OPEN_DECISION
@@ -209,7 +266,7 @@ def supersede(
     evidence: str,
     actor: str,
 ) -> Transition:
-    """``new`` replaces ``old``: old leaves the live graph at ``trigger``, with a transition saying why."""
+    """``new`` replaces ``old``: old leaves the live graph at ``trigger``; a transition says why."""
     before = old.status
     position = trigger if trigger >= 0 else graph.high_water + 1
     for partner in _release_conflicts(graph, old, now):
@@ -248,7 +305,7 @@ def supersede(
 
 
 def _contest(run: _Pass, old: Node, new: Node, c: Candidate, reason: str) -> None:
-    """Neither is known to stand: both contested, joined by conflicts_with, a transition for each."""
+    """Neither is known to stand: both contested, joined by conflicts_with, a transition each."""
     position, at = c.evidence.position, run.valid_at(c.evidence.position)
     why = f"unclear whether '{new.label}' replaced '{old.label}'"
     for node, other in ((old, new), (new, old)):
@@ -281,6 +338,12 @@ def _conflicts_of(graph: Graph, node: Node) -> list[Edge]:
         and e.retired_at is None
         and node.key in (e.source, e.target)
     ]
+
+
+def _rivals(graph: Graph, node: Node) -> list[Node]:
+    """The decisions ``node`` is contested against."""
+    keys = {k for e in _conflicts_of(graph, node) for k in (e.source, e.target)} - {node.key}
+    return [graph.nodes[k] for k in sorted(keys) if k in graph.nodes]
 
 
 def _release_conflicts(graph: Graph, node: Node, now: float) -> list[Node]:
@@ -342,13 +405,21 @@ def _match(graph: Graph, c: Candidate) -> Node | None:
             continue
         theirs = _identity(other.label, other.type)
         small, large = sorted((mine, theirs), key=len)
-        if len(small) >= 2 and small <= large and len(small) > best_score:
-            best, best_score = other, len(small)
+        if len(small) < 2 or not small <= large or len(small) <= best_score:
+            continue
+        if c.type == NodeType.DECISION and any(_is_value(w) for w in large - small):
+            continue  # 'dedupe on order_id' and '... plus line_number' are two choices
+        best, best_score = other, len(small)
     return best
 
 
+def _is_value(word: str) -> bool:
+    return any(ch.isdigit() for ch in word) or any(ch in word for ch in "_/.:@-")
+
+
+@lru_cache(maxsize=16384)
 def _identity(label: str, node_type: NodeType) -> frozenset[str]:
-    """The words that identify a fact: topic stems plus values (so '6 chars' and '8 chars' differ)."""
+    """The words identifying a fact: topic stems plus values ('6 chars' and '8 chars' differ)."""
     ids = words.topic(label) | {v for v in words.values(label) if not v.isalpha()}
     if node_type == NodeType.TASK:
         ids -= _TASK_VERBS

@@ -46,7 +46,9 @@ DOTFILES = frozenset(
 _DOTFILE = re.compile(r"\.(?:[a-z]+rc|[a-z-]+ignore|env\.[a-z]+)")
 
 # Top-level directories of a Unix filesystem: an absolute path under them is a file, not a route.
-UNIX_ROOTS = frozenset("etc usr var home opt tmp srv mnt root bin sbin lib dev proc Users Volumes".split())
+UNIX_ROOTS = frozenset(
+    "etc usr var home opt tmp srv mnt root bin sbin lib dev proc Users Volumes".split()
+)
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 
@@ -108,23 +110,41 @@ def is_path(token: str, in_code: bool = False) -> bool:
     return len(parts) >= 2 and token.startswith(".") and not token.startswith("..") and not in_code
 
 
+_TOKEN = re.compile(r"\S+")
+
+
 def find_paths(text: str, in_code: bool = False) -> list[str]:
     """File paths in ``text`` in order of appearance, without duplicates and without URLs."""
-    blank = lambda m: " " * len(m.group(0))  # noqa: E731 - keeps offsets, so order is preserved
-    text = _ENDPOINT.sub(blank, _URL.sub(blank, text))
-    hits: list[tuple[int, str]] = [(m.start(), m.group(0).rstrip(".,;)")) for m in _WINDOWS.finditer(text)]
-    text = _WINDOWS.sub(blank, text)
-    for m in _CANDIDATE.finditer(text):
-        path = clean_path(m.group(0))
-        if is_path(path, in_code):
-            hits.append((m.start(), path))
-    if not in_code:
-        hits.extend((m.start(), m.group(0)) for m in _BARE.finditer(text))
+    hits: list[tuple[int, str]] = []
+    previous = ""
+    for token in _TOKEN.finditer(text):
+        word = token.group(0)
+        bare = word.strip("`'\"*,.;:()[]")
+        if not in_code and bare in BARE_FILENAMES:
+            hits.append((token.start(), bare))
+        elif previous not in HTTP_METHODS and ("/" in word or "." in word or "\\" in word):
+            # Only a token with a separator can hold a path; a route after a method is not one.
+            hits.extend((token.start() + at, path) for at, path in _paths_in(word, in_code))
+        previous = bare
     found: list[str] = []
     for _, path in sorted(hits):
         if path not in found:
             found.append(path)
     return found
+
+
+def _paths_in(word: str, in_code: bool) -> list[tuple[int, str]]:
+    if "://" in word or word.startswith(HTTP_METHODS):
+        return []
+    windows = _WINDOWS.search(word)
+    if windows:
+        return [(windows.start(), windows.group(0).rstrip(".,;)"))]
+    out = []
+    for m in _CANDIDATE.finditer(word):
+        path = clean_path(m.group(0))
+        if is_path(path, in_code):
+            out.append((m.start(), path))
+    return out
 
 
 def find_endpoints(text: str) -> list[str]:

@@ -24,23 +24,70 @@ def _lexicon(*alternatives: str) -> re.Pattern[str]:
 MARKERS: dict[str, tuple[str, ...]] = {
     "decision": ("decided", "decision", "decisions", "chosen", "choice", "going with", "approach"),
     "completed": (
-        "completed", "complete", "done", "finished", "implemented", "shipped", "added", "created",
-        "built", "resolved", "merged", "deployed", "released",
+        "completed",
+        "complete",
+        "done",
+        "finished",
+        "implemented",
+        "shipped",
+        "added",
+        "created",
+        "built",
+        "resolved",
+        "merged",
+        "deployed",
+        "released",
     ),
     "fixed": ("fixed", "fix applied", "solved"),
     "pending": (
-        "todo", "to do", "to-do", "next", "next steps", "next step", "pending", "remaining",
-        "follow-up", "follow up", "followup", "later", "backlog", "open", "planned", "blocked",
-        "adding", "will add", "still to do", "not done",
+        "todo",
+        "to do",
+        "to-do",
+        "next",
+        "next steps",
+        "next step",
+        "pending",
+        "remaining",
+        "follow-up",
+        "follow up",
+        "followup",
+        "later",
+        "backlog",
+        "open",
+        "planned",
+        "blocked",
+        "adding",
+        "will add",
+        "still to do",
+        "not done",
     ),
     "in_progress": ("working on", "in progress", "wip", "currently", "ongoing", "started"),
     "error": (
-        "error", "errors", "bug", "bugs", "issue", "problem", "failure", "exception", "crash",
-        "regression", "incident", "root cause", "blocker",
+        "error",
+        "errors",
+        "bug",
+        "bugs",
+        "issue",
+        "problem",
+        "failure",
+        "exception",
+        "crash",
+        "regression",
+        "incident",
+        "root cause",
+        "blocker",
     ),
     "files": (
-        "files", "files updated", "files touched", "files changed", "creating", "updated",
-        "modified", "changed", "touched", "file",
+        "files",
+        "files updated",
+        "files touched",
+        "files changed",
+        "creating",
+        "updated",
+        "modified",
+        "changed",
+        "touched",
+        "file",
     ),
 }
 
@@ -52,58 +99,117 @@ RECAP_HEADINGS = re.compile(
 )
 
 # Words opening a clause that carry no content: interjections, discourse markers, hedges.
+# Discourse markers that open a clause and carry no content ("so", "honestly", "I think").
 LEADING_FILLER = (
     "so", "ok", "okay", "ok so", "alright", "all right", "honestly", "anyway", "anyways", "well",
-    "yeah", "yep", "yes", "yup", "right", "fair", "fair enough", "hmm", "mm", "ah", "oh", "ugh",
-    "also", "and", "but", "then", "actually", "basically", "just", "i think", "i guess",
-    "i suppose", "i mean", "fine", "cool", "great", "good", "nice", "sure", "sounds good",
-    "makes sense", "got it", "understood", "thanks", "perfect", "bingo", "in the end", "finally",
-    "meanwhile", "plus", "btw", "by the way", "side note", "first", "first though", "next",
-    "now", "for today", "for now", "that said", "otherwise", "too", "ok then", "so then",
-    "good catch", "that was it", "agreed", "kinda", "sort of", "different problem now though",
+    "yeah", "yep", "yes", "yup", "hmm", "mm", "ah", "oh", "ugh", "also", "and", "but", "then",
+    "actually", "basically", "just", "i think", "i guess", "i suppose", "i mean", "in the end",
+    "finally", "meanwhile", "plus", "btw", "by the way", "side note", "first", "first though",
+    "next", "now", "for today", "for now", "that said", "otherwise", "ok then", "so then",
+    "kinda", "sort of", "different problem now though",
+)
+
+# Interjections that are filler only when punctuated ("Agreed, ..." but "agreed that X").
+LEADING_INTERJECTION = (
+    "right", "fair", "fair enough", "fine", "cool", "great", "good", "nice", "sure", "sounds good",
+    "makes sense", "got it", "understood", "thanks", "perfect", "bingo", "good catch",
+    "that was it", "agreed", "too", "no", "nope", "true",
 )
 
 # Subjects and auxiliaries that a label drops ("we're going with X" -> "going with X").
 LEADING_SUBJECT = (
-    "i", "we", "i've", "we've", "i'm", "we're", "i'll", "we'll", "i'd", "we'd", "let's",
-    "let us", "you", "i have", "we have", "i am", "we are", "i will", "we will", "i just",
-    "we just", "i also", "we also", "i then", "we then", "i finally", "we finally",
+    "i",
+    "we",
+    "i've",
+    "we've",
+    "i'm",
+    "we're",
+    "i'll",
+    "we'll",
+    "i'd",
+    "we'd",
+    "let's",
+    "let us",
+    "you",
+    "i have",
+    "we have",
+    "i am",
+    "we are",
+    "i will",
+    "we will",
+    "i just",
+    "we just",
+    "i also",
+    "we also",
+    "i then",
+    "we then",
+    "i finally",
+    "we finally",
 )
 
 # ----- decisions -------------------------------------------------------------------------------
 # Choosing verbs and idioms of commitment, in the tenses people narrate them with. Past-tense
 # "switched"/"moved" report work done and are left to completion.
 DECISION = _lexicon(
-        r"\bgo(?:ing|es)? with\b", r"\bwent with\b", r"\bgone with\b",
-        r"\bdecided (?:to|on|that|against)\b", r"\b(?:chose|choose|choosing|opted|opting)\b",
-        r"\b(?:picked|pick|picking)\b(?! (?:\w+ )?(?:back )?up\b)", r"\bsettl(?:ed|ing) on\b",
-        r"\bstick(?:ing)? with\b", r"\bstuck with\b", r"\bswitch(?:ing)? (?:to|over|from|back)\b",
-        r"\bmoving (?:\S+ ){0,3}to\b", r"\bgoing back to\b", r"\bmigrat(?:e|ing) to\b",
-        r"\b(?:we|i)(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
-        r"make|standardi[sz]e|rely|host|store|put|send|ship|default|let|leave|report|pin|cap|limit|"
-        r"tile|partition|dedupe|cache|buffer|batch|split|serve|show|require|allow|block|skip)\b",
-        r"\blet's (?:use|go|keep|stick|switch|report|make|run|treat|count|standardi[sz]e)\b",
-        r"(?:^|\b(?:we|i|we'll|i'll|let's|will|gonna|so)\s+)(?:use|using)\b",
-        r"\b(?:is|are) going to be\b", r"\bwill be\b", r"\bstays\b", r"\bstay (?:at|as|on)\b",
-        r"\bremains? (?:at|on|as|the)\b",
-        r"\bkeeps?\b(?! (?:going|reporting|returning|failing|crashing|getting|coming|asking|trying|"
-        r"dying|hitting|happening|showing|climbing|growing|on\b))",
-        r"\bthe (?:right|obvious|safe) (?:call|choice|move)\b", r"\binstead\b", r"\brather than\b",
-        r"\bin favou?r of\b", r"\bit is(?: for\b|[.!]?$)", r"\bafter all\b",
-        r"\b(?:is|are) (?:the|our) (?:primary|default|fallback|backup|standard|source of truth|plan|"
-        r"choice|winner|way to go)\b", r"\b(?:is|are) (?:only )?the \w+ cache\b",
-        r"\bfrom now on\b", r"\bgoing forward\b", r"\bnot doing\b", r"\bwon't (?:use|do|support|build)\b",
-        r"\bgoes (?:to|first)\b", r"\blean(?:ing)? (?:toward|towards)\b",
-        r"\b(?:i|we)'d (?:rather|lean|prefer|leave|keep|go|use|stick|skip)\b", r"\b(?:i|we) prefer\b",
-        r"\bagreed (?:that|on|to)\b", r"\bwe agreed\b", r"\bconcluded\b", r"\bout of scope\b",
-        r"\bonly for\b", r"\bowner is\b", r"\bthe requirement is\b", r"\broot cause is\b",
-        r"\brolled back\b", r"\broll(?:ing)? back\b", r"\bpartitioned by\b", r"\bstarted with\b",
-        r"\bleav(?:e|ing) \S+(?: \S+){0,4} (?:as|out of|at|alone)\b",
-        r"\b(?:we're|we are) (?!on\b|in\b|at\b|seeing\b|getting\b|having\b|still\b)\w+ing\b",
-        r"\b(?:is|are|will be) (?:on )?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
-        r"[a-z]*\.? \d|\d{4}-\d\d-\d\d|(?:mon|tues|wednes|thurs|fri)day)",
-        r"\bwe(?:'re| are) cutting\b", r"\bdescop",
-    )
+    r"\bgo(?:ing|es)? with\b",
+    r"\bwent with\b",
+    r"\bdecided (?:to|on|that|against)\b",
+    r"\b(?:chose|choose|choosing|opted|opting)\b",
+    r"\b(?:picked|pick|picking)\b(?![^.,;]*\bup\b)",
+    r"\bsettl(?:ed|ing) on\b",
+    r"\bstick(?:ing)? with\b",
+    r"\bstuck with\b",
+    r"\bswitch(?:ing)? (?:to|over|from|back)\b",
+    r"\bmoving (?:\S+ ){0,3}to\b",
+    r"\bgoing back to\b",
+    r"\b(?:we|i)(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
+    r"make|standardi[sz]e|rely|host|store|put|send|ship|default|let|leave|report|pin|cap|limit|"
+    r"tile|partition|dedupe|cache|buffer|batch|split|serve|show|require|allow|block|skip)\b",
+    r"\blet's (?:use|go|keep|stick|switch|report|make|run|treat|count|standardi[sz]e)\b",
+    r"(?:^|\b(?:we|i|we'll|i'll|let's|will|gonna|so)\s+)(?:use|using)\b",
+    r"\b(?:is|are) going to be\b",
+    r"\bwill be\b",
+    r"\bstays\b",
+    r"\bstay (?:at|as|on)\b",
+    r"\bremains? (?:at|on|as|the)\b",
+    r"\bkeeps?\b(?! \w+ing\b| on\b| up\b)",
+    r"\bthe (?:right|obvious|safe) (?:call|choice|move)\b",
+    r"\binstead\b",
+    r"\brather than\b",
+    r"\bin favou?r of\b",
+    r"\bit is(?: for\b|[.!]?$)",
+    r"\bafter all\b",
+    r"\b(?:is|are) (?:the|our) (?:primary|default|fallback|backup|standard|source of truth|plan|"
+    r"choice|winner|way to go)\b",
+    r"\b(?:is|are) (?:only )?the \w+ cache\b",
+    r"\bfrom now on\b",
+    r"\bgoing forward\b",
+    r"\bnot doing\b",
+    r"\bwon't (?:use|do|support|build)\b",
+    r"\bgoes (?:to|first)\b",
+    r"\blean(?:ing)? (?:toward|towards)\b",
+    r"\b(?:i|we)'d (?:lean|prefer|leave|keep|go|use|stick|skip)\b",
+    r"\brather\b[^.;]*\bthan\b",
+    r"\b(?:i|we) prefer\b",
+    r"\bagreed (?:that|on|to)\b",
+    r"\bwe agreed\b",
+    r"\bconcluded\b",
+    r"\bout of scope\b",
+    r"\bonly for\b",
+    r"\bowner is\b",
+    r"\bthe requirement is\b",
+    r"\broot cause is\b",
+    r"\brolled back\b",
+    r"\broll(?:ing)? back\b",
+    r"\bpartitioned by\b",
+    r"\bstarted with\b",
+    r"\bleav(?:e|ing) \S+(?: \S+){0,4} (?:as|out of|at|alone)\b",
+    r"\b(?:we're|we are) (?!on\b|in\b|at\b|seeing\b|getting\b|having\b|still\b)\w+ing\b",
+    r"\b(?:is|are|will be) (?:on )?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
+    r"[a-z]*\.? \d|\d{4}-\d\d-\d\d|(?:mon|tues|wednes|thurs|fri)day)",
+    r"\bwe(?:'re| are) cutting\b",
+    r"\bdescop",
+)
 
 # Case-sensitive choice idioms, matched on the original text: "the search screen gets Riverpod".
 DECISION_CASED = re.compile(r"\bgets? [A-Z][\w.-]+")
@@ -132,7 +238,7 @@ DONE_VERBS = frozenset(
     downgraded dropped enabled escalated exported extended extracted finished fixed flagged
     generated hooked imported implemented increased installed integrated introduced killed
     landed launched lowered made measured merged migrated moved normalized optimized paged
-    parallelized pasted patched pinned ported published pulled pushed put raised 
+    parallelized pasted patched pinned ported published pulled pushed put raised
     read rebased rebuilt reconverted recorded redeployed refactored registered reinstalled
     released removed renamed reordered replaced reset resolved restarted restored
     restructured retried reverted reviewed rewrote rolled rotated saved scaled scoped set sent
@@ -143,54 +249,104 @@ DONE_VERBS = frozenset(
     """.split()
 )
 
+# Verbs of investigating that an agent reports its turn with ("Confirmed the IDOR", "Found it").
+FINDING_VERBS = frozenset(
+    "confirmed found verified checked tested profiled ran reran traced reproduced investigated "
+    "identified diagnosed looked measured concluded".split()
+)
+
 # State-change predicates meaning a piece of work is finished or a problem is gone.
 DONE_STATE = _lexicon(
-        r"(?:is|are|'s|was|were) (?:now )?(?:done|finished|complete|completed|in place|merged|"
-        r"shipped|deployed|live|uploaded|fixed|resolved|ready|green|clean|working|in|out|gone|"
-        r"passing|sorted|applied|registered|set up|built|rebuilt|written|recovered)\b",
-        r"(?:works|working|passes|pass|resolves?|loads?|builds?|connects|starts|goes through|"
-        r"shows? up|show|shows|sticks? around|survives?|is quiet) (?:fine |again |now )*"
-        r"(?:now|again|fine|correctly|end to end)",
-        r"(?:works|worked|builds)\.?$", r"went (?:out|live|in)", r"no more\b", r"no longer",
-        r"(?:is|are) gone", r"finished (?:in|overnight)", r"(?:has|have) been (?:fixed|merged|"
-        r"deployed|added|created|done)", r"\bdone\b(?!\s+(?:by|before|until))",
-        r"is (?:now )?in\b", r"went in as", r"'s on the cluster", r"(?:is|are) on the \w+ now",
-        r"is registered", r"(?:tests?|builds?|ci) (?:is |are )?(?:green|passing)",
-        r"exists? now", r"shows? (?:\w+ )?now", r"sticks? around", r"(?:merged|shipped|landed|"
-        r"deployed|released|moved|finished|went out)\b.*\b(?:yesterday|this morning|earlier today|"
-        r"last (?:week|night|month))\b",
+    r"(?:is|are|'s|was|were) (?:now )?(?:done|finished|complete|completed|in place|merged|"
+    r"shipped|deployed|live|uploaded|fixed|resolved|ready|green|clean|working|gone|"
+    r"passing|sorted|applied|registered|set up|built|rebuilt|written|recovered)\b",
+    r"(?:works|working|passes|pass|resolves?|loads?|builds?|connects|starts|goes through|"
+    r"shows? up|show|shows|sticks? around|survives?|is quiet) (?:fine |again |now )*"
+    r"(?:now|again|fine|correctly|end to end)",
+    r"(?:works|worked)\.?$",
+    r"went (?:out|live|in)",
+    r"no more\b",
+    r"no longer",
+    r"(?:is|are) gone",
+    r"finished overnight",
+    r"(?:has|have) been (?:fixed|merged|"
+    r"deployed|added|created|done)",
+    r"\bdone\b(?!\s+(?:by|before|until))",
+    r"(?:is|are) (?:now )?in\.?$",
+    r"went in as",
+    r"'s on the cluster",
+    r"(?:is|are) on the \w+ now",
+    r"is registered",
+    r"(?:tests?|builds?|ci) (?:is |are )?(?:green|passing)",
+    r"exists? now",
+    r"shows? (?:\w+ )?now",
+    r"sticks? around",
+    r"(?:merged|shipped|landed|"
+    r"deployed|released|moved|finished|went out)\b.*\b(?:yesterday|this morning|earlier today|"
+    r"last (?:week|night|month))\b",
 )
 
 # ----- pending ---------------------------------------------------------------------------------
 # Deferral: the work is named and explicitly put off or left undone. Stronger than a choice verb.
 DEFERRAL = _lexicon(
-        r"\bcan wait\b", r"\bhold off\b", r"\bholding off\b", r"\bput (?:it|that|this) off\b",
-        r"\bpark (?:it|that|this)\b", r"\blater$", r"\blater (?:this|today|tonight|on)\b",
-        r"\bfor later\b", r"\buntil later\b", r"\bnext (?:week|sprint|month|quarter|release|"
-        r"time)\b", r"\b(?:is|are) next\b", r"\btomorrow(?:'s)?\b", r"\bnot today\b",
-        r"\bisn't (?:built|done|written|started|deployed|ready|fixed|merged|live|shipped) yet\b",
-        r"\b(?:not|n't) (?:\w+ )?yet\b", r"\bnot started\b", r"\bneither is started\b",
-        r"\bwaits? (?:until|for|on)\b", r"\bwaiting (?:on|for)\b", r"\bblocked on\b",
-        r"\bfollow[- ]?up\b", r"\buntil (?:after|next|monday|tuesday|wednesday|thursday|friday|"
-        r"the)\b", r"\bbefore (?:august|september|october|november|december|january|february|"
-        r"march|april|may|june|july)\b", r"\b(?:on|by) (?:monday|tuesday|wednesday|thursday|"
-        r"friday)\b", r"\bstill needs?\b", r"\bstill has to\b", r"\bneeds writing\b",
-        r"\bthis afternoon\b", r"\bin discovery\b", r"\bopen question\b",
-    )
+    r"\bcan wait\b",
+    r"\bhold off\b",
+    r"\bholding off\b",
+    r"\bput (?:it|that|this) off\b",
+    r"\bpark (?:it|that|this)\b",
+    r"\blater$",
+    r"\blater (?:this|today|tonight|on)\b",
+    r"\bfor later\b",
+    r"\buntil later\b",
+    r"\bnext (?:week|sprint|month|quarter|release|"
+    r"time)\b",
+    r"\b(?:is|are) next\b",
+    r"\btomorrow(?:'s)?\b",
+    r"\bnot today\b",
+    r"\bisn't (?:built|done|written|started|deployed|ready|fixed|merged|live|shipped) yet\b",
+    r"\b(?:not|n't)\b[^.,;]{0,60}\byet\b",
+    r"\bnot started\b",
+    r"\bneither is started\b",
+    r"\bwaits? (?:until|for|on)\b",
+    r"\bwaiting (?:on|for)\b",
+    r"\bblocked on\b",
+    r"\bfollow[- ]?up\b",
+    r"\buntil (?:after|next|monday|tuesday|wednesday|thursday|friday|"
+    r"the)\b",
+    r"\b(?:not happening|isn't happening|not) before (?:august|september|october|november|december|january|february|"
+    r"march|april|may|june|july)\b",
+    r"\b(?:on|by) (?:monday|tuesday|wednesday|thursday|"
+    r"friday)\b",
+    r"\bstill needs?\b",
+    r"\bstill has to\b",
+    r"\bneeds writing\b",
+    r"\bthis afternoon\b",
+    r"\bin discovery\b",
+    r"\bopen question\b",
+)
 
 # Plans and work not yet done, weaker than a choice verb in the same clause.
 PENDING = _lexicon(
-        r"\bworking on\b", r"\bin progress\b", r"\bplan(?:ning)? to\b", r"\b(?:i|we) want to\b",
-        r"\bgoing to (?!be\b)", r"\b(?:i|we)(?:'ll| will) (?!be\b)",
-        r"\bwill (?:add|do|write|fix|look|check|handle|start|pick|raise|send|move|need)\b",
-        r"\bpick (?:it|this|that) up\b", r"\bon (?:my|the) (?:list|plate|todo)\b",
-        r"\bstill (?:investigating|analy[sz]ing|looking|working|monitoring|waiting|reviewing|"
-        r"debugging|testing|evaluating)\b", r"\bremains? (?:open|to be)\b",
-        r"\b(?:is|'s) on (?:me|him|her|them|us)\b",
-        r"\bis (?:adding|writing|building|fixing|doing|looking)\b",
-        r"\b(?:is|are) (?:already )?migrating\b", r"\bneeds to (?!be\b|handle|support|work|run|"
-        r"stay|have|talk|show|scale|fit|survive|know|understand|match)",
-    )
+    r"\bworking on\b",
+    r"\bin progress\b",
+    r"\bplan(?:ning)? to\b",
+    r"\b(?:i|we) want to\b",
+    r"\bgoing to (?!be\b)",
+    r"\b(?:i|we)(?:'ll| will) (?!be\b)",
+    r"\bwill (?:add|do|write|fix|look|check|handle|start|pick|raise|send|move)\b",
+    r"\b(?:goes|go|ships?|launch(?:es)?|lands?|is due|due|happens) (?:out |live )?(?:on |by |in )?"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d",
+    r"\bpick (?:it|this|that) up\b",
+    r"\bon (?:my|the) (?:list|plate|todo)\b",
+    r"\bstill (?:investigating|analy[sz]ing|looking|working|monitoring|waiting|reviewing|"
+    r"debugging|testing|evaluating)\b",
+    r"\bremains? (?:open|to be)\b",
+    r"\b(?:is|'s) on (?:me|him|her|them|us)\b",
+    r"\bis (?:adding|writing|building|fixing|doing|looking)\b",
+    r"\b(?:is|are) (?:already )?migrating\b",
+    r"\bneeds to (?!be\b|handle|support|work|run|"
+    r"stay|have|talk|show|scale|fit|survive|know|understand|match)",
+)
 
 # Work handed to a named person: "that's on Tom".
 PENDING_CASED = re.compile(r"\b(?:is|'s) on [A-Z][a-z]+\.?$")
@@ -202,30 +358,68 @@ IN_PROGRESS = re.compile(
 )
 
 # ----- errors ----------------------------------------------------------------------------------
-# Predicates of failure and wrong behaviour.
+# Predicates of failure and wrong behaviour: a clause with one states a problem.
 ERROR = _lexicon(
-        r"\bfail(?:s|ed|ing|ure|ures)?\b", r"\bcrash(?:es|ed|ing)?\b", r"\bbroke(?:n)?\b",
-        r"\bbreaks?\b", r"\bblows? up\b", r"\bblew up\b", r"\bfell (?:\w+ )?(?:over|behind)\b",
-        r"\bfalls? (?:\w+ )?(?:over|behind)\b", r"\bhangs?\b", r"\bhung\b", r"\btim(?:es|ed|ing) out\b",
-        r"\btimeouts?\b", r"\bstuck\b", r"\bflak(?:y|iness)\b", r"\boom\b", r"\bout of memory\b",
-        r"\bleak(?:s|ing)?\b", r"\bregress(?:ion|ed)\b", r"\bdoesn't work\b", r"\bnot working\b",
-        r"\bisn't working\b", r"\bstopped working\b", r"\bkeeps? (?:returning|failing|crashing|"
-        r"timing out|reporting|throwing|dropping)\b", r"\breturns? (?:a )?[45]\d\d\b",
-        r"\bthrows?\b", r"\bthrew\b", r"\bbug\b", r"\brace (?:condition)?\b", r"\bcollision\b",
-        r"\bdeadlock\b", r"\bcorrupt(?:ed|ion)?\b", r"\bunreachable\b", r"\bunreliable\b",
-        r"\bpermission denied\b", r"\bdenied\b", r"\brejects?\b", r"\bwrong\b", r"\bincorrect\b",
-        r"\bmissing\b", r"\bduplicat(?:e|ed|es)\b", r"\bcan't\b", r"\bcannot\b", r"\bcouldn't\b",
-        r"\bcould not\b", r"\bunable to\b", r"\bnot (?:found|authorized|allowed|supported)\b",
-        r"\berrors?\b", r"\bexception\b", r"\bincident\b", r"\boutage\b", r"\bdown\b",
-        r"\bflicker(?:s|ing)?\b", r"\bscreaming\b", r"\bspik(?:e|ed|es)\b", r"\bdropp(?:ing|ed)\b",
-        r"\bslipped\b", r"\bdoubl(?:e|es)-creat", r"\bmak(?:es|ing) up\b", r"\bstill (?:has|shows|"
-        r"accepted|accepts|returns)\b", r"\bno (?:\w+ )?timeout\b", r"\bvulnerab", r"\bcves?\b",
-        r"\bexceed(?:s|ed|ing)?\b", r"\bshow(?:s|ed)? (?:zero|nothing|results for an older)\b",
-        r"\b(?:is|are) (?:broken|empty|locked)\b", r"\bwiped\b",
-        r"\bsilently\b", r"\bdiscards?\b", r"\bdeletes?\b.*\b(?:everyone|all)\b",
-        r"\bcontradicts?\b", r"\bnot (?:statistically )?significant\b", r"\btoo (?:small|large|big|"
-        r"many)\b",
-    )
+    r"fail(?:s|ed|ing)\b",
+    r"crash(?:es|ed|ing)?\b",
+    r"broke(?:n)?\b",
+    r"breaks\b",
+    r"blows? up\b",
+    r"blew up\b",
+    r"fell (?:\w+ )?(?:over|behind)\b",
+    r"falls? (?:\w+ )?(?:over|behind)\b",
+    r"hangs\b",
+    r"hung\b",
+    r"hanging\b",
+    r"tim(?:es|ed|ing) out\b",
+    r"stuck\b",
+    r"flak(?:y|iness)\b",
+    r"oom\b",
+    r"out of memory\b",
+    r"leak(?:s|ing|ed)\b",
+    r"regress(?:ion|ed)\b",
+    r"doesn't work\b",
+    r"(?:isn't|aren't|is not|are not|not) working\b",
+    r"stopped working\b",
+    r"keeps? (?:returning|failing|crashing|timing out|reporting|throwing|dropping|hanging)\b",
+    r"returns? (?:a )?[45]\d\d\b",
+    r"throws?\b",
+    r"threw\b",
+    r"rejects?\b",
+    r"(?:is|are|was|were) (?:\w+ )?(?:wrong|incorrect|corrupt\w*|unreachable|unreliable|missing|"
+    r"locked|empty|duplicated|unsafe|broken)\b",
+    r"still (?:shows|accepted|accepts|returns|has the old|fails)\b",
+    r"double-creat\w*",
+    r"mak(?:es|ing) up\b",
+    r"exceed(?:s|ed|ing)\b",
+    r"show(?:s|ed)? (?:zero|nothing|results for an older)\b",
+    r"wiped\b",
+    r"silently\b",
+    r"discards?\b",
+    r"deletes?\b.*\b(?:everyone|all)\b",
+    r"contradicts?\b",
+    r"not (?:statistically )?significant\b",
+    r"permission denied\b",
+    r"denied\b",
+    r"not (?:found|authorized|allowed|supported)\b",
+    r"cannot\b",
+    r"could not\b",
+    r"couldn't\b",
+    r"unable to\b",
+    r"dropp(?:ing|ed) (?:by|about|from|\d)",
+    r"too (?:small|few|large|big|slow|noisy|many) to\b",
+    r"flicker(?:s|ing)?\b",
+    r"spik(?:e|ed|es)\b",
+    r"slipped\b",
+    r"screaming\b",
+    r"no (?:\w+ )?timeout\b",
+    r"(?:there's|there is|we have|we've got|got|hit|hitting|seeing|found|noticed|getting) (?:a |an |"
+    r"the |some |two |\w+ )?(?:\w+ )?(?:bug|error|race|collision|deadlock|leak|crash|outage|"
+    r"incident|regression|vulnerabilit\w+|cves?|oom)\b",
+    r"flags? (?:\w+ )?cves?\b",
+    r"(?:bug|race condition|collision|deadlock|outage|incident|idor)\b(?! (?:is|was) (?:fixed|gone))",
+    r"error rate\b",
+)
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".
 EXCEPTION_NAME = re.compile(r"\b(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Fault|Panic)\b")
@@ -239,7 +433,8 @@ ERROR_LINE = re.compile(
 
 # Words that make a statement about a problem rather than the problem itself (meta talk).
 ERROR_META = re.compile(
-    r"\b(?:error (?:handling|message|messages|budget|bars?|code 2\d\d)|no errors?|"
+    r"\b(?:error (?:handling|message|messages|budget|bars?|code 2\d\d|screen)|no errors?|"
+    r"(?:0|zero|no) (?:errors?|duplicates?|failures?|crash\w*)|hang on|if\b|"
     r"without (?:errors?|fail\w*)|zero errors?|errors? (?:are|is) (?:now )?(?:handled|caught|"
     r"logged)|if (?:it|this|that|the \w+) fails)\b",
     re.IGNORECASE,
@@ -251,14 +446,21 @@ HEDGE = re.compile(
     r"\b(?:would|could|might|may|should|shouldn't|consider|considering|worth|options?|usually|"
     r"typically|often|generally|recommend|suggest|if|unless|either|maybe|perhaps|"
     r"probably|likely|possible|possibly|ideally|you can|you'd|you'll|you need|you want|"
-    r"tends? to|the usual|the standard|the simplest|common approach|alternatively|wonder)\b",
-    )
+    r"tends? to|the usual|the standard|the simplest|common approach|alternatively|wonder|i'd|"
+    r"we'd|let's)\b",
+)
+
+# Reported speech: what someone else says or thinks is not the session's own fact.
+REPORTED = re.compile(
+    r"\b(?:says|said|tells|told|mentioned|claims|claimed|thinks|reckons|asked)\b(?! (?:it|that) (?:is|was) (?:done|fixed))",
+    re.IGNORECASE,
+)
 
 # A user's own hedges: uncertainty and conditionals that open the clause.
 USER_HEDGE = re.compile(
     r"\b(?:would|could|might|maybe|perhaps|probably|not sure|i wonder|wondering|should (?:i|we))\b|"
     r"^(?:if|unless|whether)\b",
-    )
+)
 
 # A user stating a preference with a modal still decides ("I'd rather ...", "I'd lean toward").
 USER_PREFERENCE = re.compile(
@@ -278,7 +480,9 @@ GOAL = re.compile(
 )
 
 # Technologies named in a goal with "with X and Y" are stack choices.
-GOAL_STACK = re.compile(r"\b(?:with|using|on|in)\s+((?:[A-Z][\w.+#-]*)(?:(?:,\s*|\s+and\s+)[A-Z][\w.+#-]*)*)")
+GOAL_STACK = re.compile(
+    r"\b(?:with|using|on|in)\s+((?:[A-Z][\w.+#-]*)(?:(?:,\s*|\s+and\s+)[A-Z][\w.+#-]*)*)"
+)
 
 # Environment facts: runtimes with versions, operating systems, hardware.
 ENVIRONMENT = re.compile(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -10,8 +11,18 @@ from dataclasses import dataclass, field
 import tiktoken
 
 from memory.graph import tokens
+from memory.graph.budget import LineCounter, shorten
 from memory.graph.redact import find_secrets, redact
-from memory.graph.types import EdgeType, Graph, Node, NodeType, Status, Transition, normalize_label
+from memory.graph.types import (
+    EdgeType,
+    Graph,
+    Node,
+    NodeKey,
+    NodeType,
+    Status,
+    Transition,
+    normalize_label,
+)
 
 TIER_BUDGETS = {"critical": 100, "standard": 300, "full": 600}
 HEADER = "[TokenMizer session memory]"
@@ -24,12 +35,13 @@ FIRST_PASS = 3  # items every section gets before any section gets more
 MIN_SHORTENED = 8  # below this many tokens left, a shortened line says too little to be worth it
 GIVE_UP_AFTER = 200  # consecutive lines that did not fit: the rest will not either
 RAW_CHARS = 8000  # a label is cut to this many characters before any other work (far past any cap)
-ELLIPSIS = " …"
 
 _MARK = "- "
 _JUNK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
-_SOFT_BREAKS = frozenset(",;/|)")
 _CAUSAL = ("because", "since", "as ", "due to", "for ", "to ", "so ")
+# What lifecycle writes when the text gave no reason: not a reason, not worth a token.
+_PLACEHOLDER_REASONS = frozenset({"both kept", "adopted again"})
+_INFERRED = "inferred"
 _LINK_WORDS = {
     EdgeType.DEPENDS_ON: "depends on",
     EdgeType.RELATED_TO: "relates to",
@@ -51,20 +63,6 @@ class Rendered:
     omitted: int = 0  # facts of this tier left out to stay within the budget
 
 
-class _Counter:
-    """Token counts of lines with one encoding, each distinct line encoded once."""
-
-    def __init__(self, enc: tiktoken.Encoding) -> None:
-        self.enc = enc
-        self._cache: dict[str, int] = {}
-
-    def __call__(self, text: str) -> int:
-        n = self._cache.get(text)
-        if n is None:
-            n = self._cache[text] = len(self.enc.encode_ordinary(text))
-        return n
-
-
 def _encoding(name: str) -> tiktoken.Encoding:
     if name in tokens.ENCODING_NAMES:
         return tokens.get_encoding(name)
@@ -79,8 +77,9 @@ def _importance(node: Node) -> float:
 
 
 def _rank(node: Node) -> tuple:
-    """Importance first, then the order facts appeared; labels and keys break every tie."""
-    return (-_importance(node), node.valid_from, node.label, node.type.value, node.key[1])
+    """Importance first, then the order facts appeared; label and type break every tie (a graph
+    holds one node per type and label)."""
+    return (-_importance(node), node.valid_from, node.label, node.type.value)
 
 
 def _recency(node: Node) -> tuple:
@@ -88,28 +87,41 @@ def _recency(node: Node) -> tuple:
     return (-last, -node.valid_from, *_rank(node))
 
 
-def _latest(transitions: Sequence[Transition], label_of: Callable[[Transition], str]) -> dict:
-    latest: dict[str, tuple[tuple, Transition]] = {}
-    for i, t in enumerate(transitions):
-        label = normalize_label(label_of(t))
-        if not label:
-            continue
-        at = t.at if math.isfinite(t.at) else 0.0
-        order = (t.trigger, at, i)
-        if label not in latest or order > latest[label][0]:
-            latest[label] = (order, t)
-    return {label: t for label, (_, t) in latest.items()}
+def _explanations(transitions: Sequence[Transition]) -> tuple[dict, dict]:
+    """The latest transition that put each decision in force, and that invalidated each one.
+
+    Lifecycle records a supersession as (old -> new, SUPERSEDED), and a decision settled or revived
+    as (itself -> rival or "", COMPLETED). The list is in the order things happened.
+    """
+    in_force: dict[str, Transition] = {}
+    invalidated: dict[str, Transition] = {}
+    for t in transitions:
+        if t.to_status == Status.SUPERSEDED and t.new_label:
+            in_force[normalize_label(t.new_label)] = t
+        elif t.to_status == Status.COMPLETED and t.old_label:
+            in_force[normalize_label(t.old_label)] = t
+        elif t.to_status == Status.INVALIDATED and t.old_label:
+            invalidated[normalize_label(t.old_label)] = t
+    return in_force, invalidated
 
 
 @dataclass
 class _View:
     live: list[Node]
-    reasons: dict[str, Transition]  # normalized decision label -> latest transition into it
-    invalidations: dict[str, Transition]  # normalized label -> latest transition invalidating it
+    reasons: dict[str, Transition]  # normalized decision label -> why it is in force
+    invalidations: dict[str, Transition]  # normalized decision label -> why it is wrong
     invalidated: list[Node]
     pairs: list[tuple[Node, Node]]
     lone_contested: list[Node]
     links: list[tuple[Node, EdgeType, Node]]
+    in_force: list[Node] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.in_force = self.of(NodeType.DECISION, Status.COMPLETED)
+
+    @functools.cached_property
+    def in_force_labels(self) -> frozenset[str]:
+        return frozenset(n.key[1] for n in self.in_force)
 
     def of(self, node_type: NodeType, *statuses: Status) -> list[Node]:
         """Live nodes of a type with one of ``statuses``; by default all but the contested ones."""
@@ -117,40 +129,47 @@ class _View:
         return [n for n in self.live if n.type == node_type and n.status in wanted]
 
 
-def _view(graph: Graph) -> _View:
-    live = sorted(graph.live(), key=_rank)
-    index = {n.key: i for i, n in enumerate(live)}
-    contested = {n.key for n in live if n.status == Status.CONTESTED}
-    pair_keys, links = set(), set()
+def _edges(graph: Graph, live: list[Node], keys: dict[int, NodeKey]) -> tuple[list, list]:
+    """Contested pairs (both ends contested, joined by conflicts_with) and the other live links."""
+    index = {keys[id(n)]: i for i, n in enumerate(live)}
+    pairs, links = set(), set()
     for edge in graph.edges.values():
         if edge.retired_at is not None or edge.source not in index or edge.target not in index:
             continue
-        a, b = sorted((edge.source, edge.target), key=index.__getitem__)
-        if edge.type == EdgeType.CONFLICTS_WITH and {a, b} <= contested and a != b:
-            pair_keys.add((a, b))
+        a, b = sorted((index[edge.source], index[edge.target]))
+        if edge.type == EdgeType.CONFLICTS_WITH:
+            if a != b and live[a].status == live[b].status == Status.CONTESTED:
+                pairs.add((a, b))
         elif edge.type in _LINK_WORDS:
             links.add((index[edge.source], edge.type.value, index[edge.target]))
-    pairs = [
-        (live[index[a]], live[index[b]])
-        for a, b in sorted(pair_keys, key=lambda p: (index[p[0]], index[p[1]]))
-    ]
-    paired = {k for pair in pair_keys for k in pair}
+    return (
+        [(live[a], live[b]) for a, b in sorted(pairs)],
+        [(live[a], EdgeType(kind), live[b]) for a, kind, b in sorted(links)],
+    )
+
+
+def _view(graph: Graph) -> _View:
+    live = sorted(graph.live(), key=_rank)
+    # Edges name nodes by the graph's keys; Node.key would re-normalize every label again.
+    wanted = {id(n) for n in live}
+    keys = {id(n): k for k, n in graph.nodes.items() if id(n) in wanted}
+    pairs, links = _edges(graph, live, keys)
+    paired = {id(n) for pair in pairs for n in pair}
+    # Invalidation retires a node, but its tombstone is exactly what the warning must show.
     invalidated = [
         n
         for n in graph.nodes.values()
         if n.type == NodeType.DECISION and n.status == Status.INVALIDATED
     ]
+    reasons, invalidations = _explanations(graph.transitions)
     return _View(
         live=live,
-        reasons=_latest([t for t in graph.transitions if t.new_label], lambda t: t.new_label),
-        invalidations=_latest(
-            [t for t in graph.transitions if t.to_status == Status.INVALIDATED],
-            lambda t: t.old_label,
-        ),
+        reasons=reasons,
+        invalidations=invalidations,
         invalidated=sorted(invalidated, key=_rank),
         pairs=pairs,
-        lone_contested=[n for n in live if n.key in contested and n.key not in paired],
-        links=[(live[s], EdgeType(t), live[d]) for s, t, d in sorted(links)],
+        lone_contested=[n for n in live if n.status == Status.CONTESTED and id(n) not in paired],
+        links=links,
     )
 
 
@@ -212,21 +231,31 @@ def _test(node: Node) -> _Item:
     return _Item(f"{_clean(node.label)} ({words.get(node.status, 'not run yet')})")
 
 
+def _explanation(view: _View, node: Node) -> str:
+    """Why ``node`` is in force, from its latest transition: what it replaced or beat, and why."""
+    t = view.reasons.get(node.key[1])
+    reason = _clean(t.reason if t else node.reason)
+    if reason.lower() in _PLACEHOLDER_REASONS or reason.lower().startswith(_INFERRED):
+        reason = ""
+    other = "" if t is None else t.old_label if t.to_status == Status.SUPERSEDED else t.new_label
+    other = "" if normalize_label(other) == node.key[1] else _clean(other)
+    if t is None:
+        lead = ""
+    elif t.to_status == Status.SUPERSEDED:
+        lead = f"switched from {other}" if other else ""
+    elif other:
+        rival_in_force = normalize_label(other) in view.in_force_labels
+        lead = f"kept alongside {other}" if rival_in_force else f"chosen over {other}"
+    else:
+        lead = "adopted again"
+    words = " ".join(w for w in (lead, _because(reason) if reason else "") if w)
+    return f" ({words})" if words else ""
+
+
 def _decision(view: _View, with_reason: bool) -> Callable[[Node], _Item]:
     def fmt(node: Node) -> _Item:
-        text, label = _clean(node.label), redact(node.label)
-        if not with_reason:
-            return _Item(text, decision=label)
-        t = view.reasons.get(node.key[1])
-        old = t.old_label if t and normalize_label(t.old_label) not in ("", node.key[1]) else ""
-        reason = _clean((t.reason if t else "") or node.reason)
-        if old and reason:
-            text += f" (replaces {_clean(old)} {_because(reason)})"
-        elif old:
-            text += f" (replaces {_clean(old)})"
-        elif reason:
-            text += f" ({_because(reason)})"
-        return _Item(text, decision=label)
+        text = _clean(node.label) + (_explanation(view, node) if with_reason else "")
+        return _Item(text, decision=redact(node.label))
 
     return fmt
 
@@ -252,39 +281,39 @@ def _link(link: object) -> _Item:
     return _Item(f"{_clean(a.label)} {_LINK_WORDS[kind]} {_clean(b.label)}")
 
 
-def _sections(view: _View, tier: str) -> list[_Section]:
-    """What a tier shows, in reading order, which is also the order of priority."""
-    task = NodeType.TASK
-    goal = _Section("Goal:", view.of(NodeType.GOAL), _plain)
-    doing = _Section("In progress:", view.of(task, Status.IN_PROGRESS), _plain)
-    in_force = view.of(NodeType.DECISION, Status.COMPLETED)
-    if tier == "critical":
-        top = _Section("Decisions in force:", in_force[:TOP_DECISIONS], _decision(view, False))
-        return [goal, doing, top]
-    done = sorted(view.of(task, Status.COMPLETED), key=_recency)
-    sections = [
-        goal,
+def _critical(view: _View) -> list[_Section]:
+    return [
+        _Section("Goal:", view.of(NodeType.GOAL), _plain),
+        _Section("In progress:", view.of(NodeType.TASK, Status.IN_PROGRESS), _plain),
+        _Section("Decisions in force:", view.in_force[:TOP_DECISIONS], _decision(view, False)),
+    ]
+
+
+def _standard(view: _View) -> list[_Section]:
+    return [
+        _Section("Goal:", view.of(NodeType.GOAL), _plain),
         _Section("Project:", view.of(NodeType.PROJECT), _plain),
-        doing,
-        _Section("Decisions in force:", in_force, _decision(view, True)),
+        _Section("In progress:", view.of(NodeType.TASK, Status.IN_PROGRESS), _plain),
+        _Section("Decisions in force:", view.in_force, _decision(view, True)),
         _Section(
             "Contested (unresolved, neither in force):",
             [*view.pairs, *view.lone_contested],
             _contested,
         ),
         _Section("Do not re-adopt (invalidated):", view.invalidated, _invalidated(view)),
-        _Section("Open tasks:", view.of(task, Status.PENDING), _plain),
+        _Section("Open tasks:", view.of(NodeType.TASK, Status.PENDING), _plain),
         _Section("Environment:", view.of(NodeType.ENVIRONMENT), _with_status),
         _Section("Files:", view.of(NodeType.FILE), _with_status),
     ]
-    if tier == "standard":
-        return [*sections, _Section("Recently done:", done[:RECENT_DONE], _plain)]
+
+
+def _rest_of_graph(view: _View) -> list[_Section]:
+    """Everything else that is live, for the full tier."""
     errors = sorted(view.of(NodeType.ERROR), key=lambda n: (n.status == Status.COMPLETED, _rank(n)))
     other_decisions = view.of(NodeType.DECISION, Status.PENDING, Status.IN_PROGRESS, Status.FAILED)
     return [
-        *sections,
         _Section("Errors:", errors, _error),
-        _Section("Failed tasks:", view.of(task, Status.FAILED), _plain),
+        _Section("Failed tasks:", view.of(NodeType.TASK, Status.FAILED), _plain),
         _Section("Schemas:", view.of(NodeType.SCHEMA), _with_status),
         _Section("Tests:", view.of(NodeType.TEST), _test),
         _Section("Endpoints:", view.of(NodeType.ENDPOINT), _with_status),
@@ -293,6 +322,19 @@ def _sections(view: _View, tier: str) -> list[_Section]:
         _Section("Concepts:", view.of(NodeType.CONCEPT), _with_status),
         _Section("Agents:", view.of(NodeType.AGENT), _with_status),
         _Section("Decisions not adopted yet:", other_decisions, _with_status),
+    ]
+
+
+def _sections(view: _View, tier: str) -> list[_Section]:
+    """What a tier shows, in reading order, which is also the order of priority."""
+    if tier == "critical":
+        return _critical(view)
+    done = sorted(view.of(NodeType.TASK, Status.COMPLETED), key=_recency)
+    if tier == "standard":
+        return [*_standard(view), _Section("Recently done:", done[:RECENT_DONE], _plain)]
+    return [
+        *_standard(view),
+        *_rest_of_graph(view),
         _Section("Done:", done, _plain),
         _Section("Links:", view.links, _link),
     ]
@@ -301,48 +343,10 @@ def _sections(view: _View, tier: str) -> list[_Section]:
 # ---- fitting lines into the budget ----
 
 
-def _cjk(ch: str) -> bool:
-    """Scripts written without spaces, where a line may break between any two characters."""
-    return "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\uffef"
-
-
-def _boundary(text: str, end: int) -> int | None:
-    """The last word boundary at or before ``end`` that leaves some text after the list mark."""
-    for i in range(min(end, len(text)), len(_MARK), -1):
-        if i == len(text) or text[i].isspace() or text[i - 1] in _SOFT_BREAKS:
-            return i
-        if _cjk(text[i - 1]) or _cjk(text[i]):
-            return i
-    return None
-
-
-def _shorten(count: _Counter, text: str, limit: int) -> str | None:
-    """``text`` cut at a word boundary (never inside a word) so that it fits ``limit`` tokens."""
-    if count(text) <= limit:
-        return text
-    ids = count.enc.encode_ordinary(text)
-    keep = limit - count(ELLIPSIS)
-    while keep > 0:
-        # A token prefix decodes to a byte prefix of the text; "ignore" drops a split character.
-        prefix = count.enc.decode_bytes(ids[:keep]).decode("utf-8", "ignore")
-        cut = _boundary(text, len(prefix))
-        if cut is None:
-            return None
-        head = text[:cut].rstrip(" ,;:/|-([{")
-        if len(head) <= len(_MARK):
-            return None
-        short = head + ELLIPSIS
-        n = count(short)
-        if n <= limit:
-            return short
-        keep -= n - limit
-    return None
-
-
-def _line(section: _Section, j: int, count: _Counter, cap: int) -> _Item | None:
+def _line(section: _Section, j: int, count: LineCounter, cap: int) -> _Item | None:
     if j not in section._done:
         item = section.fmt(section.sources[j])
-        text = _shorten(count, redact(_MARK + item.text), cap)
+        text = shorten(count, redact(_MARK + item.text), cap, len(_MARK))
         section._done[j] = _Item(text, item.decision, item.pair) if text else None
     return section._done[j]
 
@@ -356,7 +360,7 @@ def _order(sections: Sequence[_Section]) -> list[tuple[int, int]]:
     return first + rest
 
 
-def _select(sections: list[_Section], budget: int, count: _Counter, cap: int) -> list[tuple]:
+def _select(sections: list[_Section], budget: int, count: LineCounter, cap: int) -> list[tuple]:
     """Greedy by priority: (section, index, item) of the lines that fit, in the order chosen.
 
     Costs are summed per line plus one token per newline, an upper bound on the joined text's
@@ -372,7 +376,7 @@ def _select(sections: list[_Section], budget: int, count: _Counter, cap: int) ->
         overhead = 1 + (0 if s in opened else count(sections[s].title) + 1)
         if used + overhead + count(item.text) > budget:
             room = budget - used - overhead
-            text = _shorten(count, item.text, room) if room >= MIN_SHORTENED else None
+            text = shorten(count, item.text, room, len(_MARK)) if room >= MIN_SHORTENED else None
             if text is None:
                 misses += 1
                 continue
@@ -387,14 +391,14 @@ def _select(sections: list[_Section], budget: int, count: _Counter, cap: int) ->
 def _assemble(sections: list[_Section], chosen: list[tuple]) -> str:
     lines = [HEADER]
     for s, sec in enumerate(sections):
-        items = sorted((j, item) for s2, j, item in chosen if s2 == s)
+        items = sorted(((j, item) for s2, j, item in chosen if s2 == s), key=lambda c: c[0])
         if items:
             lines.append(sec.title)
             lines.extend(item.text for _, item in items)
     return "\n".join(lines)
 
 
-def _render(view: _View, tier: str, count: _Counter) -> Rendered:
+def _render(view: _View, tier: str, count: LineCounter) -> Rendered:
     if tier not in TIER_BUDGETS:
         raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIER_BUDGETS)}")
     budget = TIER_BUDGETS[tier]
@@ -422,10 +426,10 @@ def _render(view: _View, tier: str, count: _Counter) -> Rendered:
 
 def render(graph: Graph, tier: str = "standard", encoding: str = "cl100k_base") -> Rendered:
     """One tier of the resume block of ``graph``; the same graph always gives the same bytes."""
-    return _render(_view(graph), tier, _Counter(_encoding(encoding)))
+    return _render(_view(graph), tier, LineCounter(_encoding(encoding)))
 
 
 def render_tiers(graph: Graph, encoding: str = "cl100k_base") -> dict[str, Rendered]:
     """All three tiers, sharing one ranking of the graph and one cache of line counts."""
-    view, count = _view(graph), _Counter(_encoding(encoding))
+    view, count = _view(graph), LineCounter(_encoding(encoding))
     return {tier: _render(view, tier, count) for tier in TIER_BUDGETS}

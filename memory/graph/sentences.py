@@ -14,7 +14,8 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _TABLE = re.compile(r"^\s*\|")
 _QUOTE = re.compile(r"^\s*>")
 # End of a sentence: terminal punctuation then space; not after common abbreviations.
-_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\betc)(?<!\bapprox)[.!?]+[\"')\]]*\s+")
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+")
+_ABBREVIATIONS = ("e.g", "i.e", "vs", "etc", "approx", "cf", "incl", "esp")
 # Control characters other than newline and tab carry no meaning in a transcript.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -65,7 +66,9 @@ def segment(content: str) -> Segments:
         if not bullet:
             heading = body.strip() if body.rstrip().endswith(":") else ""
         for text in split_sentences(body):
-            sentences.append(Sentence(text, in_list=bool(bullet), heading=heading if bullet else ""))
+            sentences.append(
+                Sentence(text, in_list=bool(bullet), heading=heading if bullet else "")
+            )
     if code:
         blocks.append(code)  # an unclosed fence still holds code
     return Segments(sentences, blocks, "\n".join(prose))
@@ -76,6 +79,8 @@ def split_sentences(text: str) -> list[str]:
     out: list[str] = []
     start = 0
     for m in _SENTENCE_END.finditer(text):
+        if text[max(0, m.start() - 6) : m.start()].lower().endswith(_ABBREVIATIONS):
+            continue  # "e.g. X" does not end a sentence
         piece = text[start : m.end()].strip()
         if piece:
             out.append(piece)
@@ -111,7 +116,9 @@ _CLAUSE_BREAK = re.compile(
     r"|now|also|otherwise)\b)"
     r"|\s+and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now"
     r"|so|there's|this)\b)"
-    r"|:\s+(?=\S)"
+        r"|(?<=\w\w):\s+(?![\w.-]*\d)(?=\S)|,?\s+but\s+"
+    r"|\s+and\s+(?=(?:\w+\s+){1,2}(?:crashed|failed|broke|hung|threw|died|stopped)\b)"
+    r"|,\s+(?=[A-Z][a-z]+ (?:is|will|has|'s|can|says)\b)"
     r"|\s+and\s+(?=(?:" + _PAST + r")\b)"
 )
 
@@ -142,7 +149,7 @@ def _split_and_the(part: str) -> list[str]:
     pieces = _AND_THE.split(part)
     merged: list[str] = [pieces[0]]
     for piece in pieces[1:]:
-        if _FINITE.search(piece):
+        if _FINITE.search(piece) and _FINITE.search(merged[-1]):
             merged.append(piece)
         else:
             merged[-1] = f"{merged[-1]} and {piece}"

@@ -11,8 +11,16 @@ CATEGORIES = ("completed_tasks", "pending_tasks", "decisions", "files", "errors"
 _OPEN_TASK = frozenset({Status.PENDING, Status.IN_PROGRESS, Status.FAILED, Status.CONTESTED})
 # Statuses a node may hold and still be part of the session's history (retired facts excluded).
 _SHOWN = frozenset(
-    {Status.PENDING, Status.IN_PROGRESS, Status.COMPLETED, Status.FAILED, Status.SUPERSEDED,
-     Status.CONTESTED, Status.INVALIDATED, Status.ARCHIVED}
+    {
+        Status.PENDING,
+        Status.IN_PROGRESS,
+        Status.COMPLETED,
+        Status.FAILED,
+        Status.SUPERSEDED,
+        Status.CONTESTED,
+        Status.INVALIDATED,
+        Status.ARCHIVED,
+    }
 )
 
 
@@ -51,5 +59,8 @@ def _without_bare_duplicates(files: list[str]) -> list[str]:
     """Drop a bare file name when a longer path to the same name is also listed."""
     full = {f.replace("\\", "/").rsplit("/", 1)[-1] for f in files if "/" in f or "\\" in f}
     keep = [f for f in files if "/" in f or "\\" in f or f not in full]
-    return [f for i, f in enumerate(keep) if labels.normalize_path(f) not in
-            {labels.normalize_path(g) for g in keep[:i]}]
+    return [
+        f
+        for i, f in enumerate(keep)
+        if labels.normalize_path(f) not in {labels.normalize_path(g) for g in keep[:i]}
+    ]

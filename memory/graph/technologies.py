@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 
-# Ordinary English words (provider, context, render, requests, express) are left out on purpose.
 # One family = things a project normally picks one of for a given role. Kept narrow on purpose:
 # a relational database and a cache are not rivals, so Postgres and Redis are in different families.
+# Left out: ordinary English words (provider, context, render, requests, express) and tools usually
+# run side by side (W&B with MLflow, a frontend host with a backend host).
 _FAMILIES = {
-    "relational database": "postgres postgresql mysql mariadb sqlite cockroachdb mssql oracle aurora",
+    "relational database": "postgres postgresql mysql mariadb sqlite cockroachdb mssql aurora",
     "document store": "mongodb mongo couchdb firestore dynamodb cosmosdb",
     "cache": "redis memcached valkey dragonfly",
     "object storage": "s3 gcs minio r2 backblaze",
@@ -18,37 +19,47 @@ _FAMILIES = {
     "node web framework": "fastify koa nestjs hapi hono",
     "go router": "net/http chi gin fiber gorilla/mux httprouter",
     "frontend framework": "react vue svelte angular preact",
-    "flutter state": "riverpod bloc changenotifier getx mobx redux",
+    "flutter state": "riverpod bloc changenotifier getx",
     "react state": "redux zustand mobx recoil jotai",
-    "mobile local store": "room realm asyncstorage mmkv swiftdata coredata hive isar watermelondb",
+    "mobile database": "room realm swiftdata coredata isar watermelondb objectbox",
+    "mobile key-value store": "asyncstorage mmkv userdefaults sharedpreferences",
     "python jwt library": "pyjwt python-jose authlib jwcrypto",
-    "autoscaler": "hpa keda vpa karpenter cluster-autoscaler",
+    "pod autoscaler": "hpa keda",
     "ci service": "github-actions gitlab-ci circleci jenkins travis buildkite",
     "container base image": "alpine slim distroless ubuntu debian bookworm",
-    "package manager": "pip poetry uv pipenv conda npm yarn pnpm bun",
-    "test runner": "pytest unittest nose jest vitest mocha",
+    "python package manager": "pip poetry uv pipenv conda pdm hatch",
+    "javascript package manager": "npm yarn pnpm bun",
+    "python test runner": "pytest unittest nose nose2 ward",
+    "javascript test runner": "jest vitest mocha jasmine ava",
     "orm": "sqlalchemy django-orm peewee prisma typeorm sequelize drizzle gorm",
-    "experiment tracker": "w&b wandb mlflow neptune comet tensorboard",
-    "http client": "httpx aiohttp urllib3 axios okhttp retrofit",
+    "python http client": "httpx aiohttp urllib3",
+    "mobile http client": "okhttp alamofire ktor",
     "infrastructure as code": "terraform pulumi cloudformation cdk",
-    "hosting": "herokufly.io railway vercel netlify",
 }
+# Other spellings of one technology, so 'Postgres' and 'PostgreSQL' are never rivals.
+_ALIASES = {"postgresql": "postgres", "pg": "postgres", "mongo": "mongodb", "wandb": "w&b"}
 FAMILY_OF = {name: family for family, names in _FAMILIES.items() for name in names.split()}
 _NAME = re.compile(r"[a-z0-9][a-z0-9&/._-]*[a-z0-9]|[a-z0-9]")
 
 
 def families(text: str) -> dict[str, set[str]]:
-    """The families named in ``text``, each with the names that were used."""
+    """The families named in ``text``, each with the (canonical) names that were used."""
     found: dict[str, set[str]] = {}
     for token in _NAME.findall(text.lower()):
         for name in {token, *re.split(r"[:.]", token)}:
+            name = _ALIASES.get(name, name)
             family = FAMILY_OF.get(name.rstrip("-0123456789.") or name) or FAMILY_OF.get(name)
             if family:
                 found.setdefault(family, set()).add(name)
     return found
 
 
+def names(text: str) -> set[str]:
+    """Every technology of a known family that ``text`` names."""
+    return {n for found in families(text).values() for n in found}
+
+
 def rivals(a: str, b: str) -> bool:
     """Do ``a`` and ``b`` name different technologies of one family ('Flask' vs 'FastAPI')?"""
     fa, fb = families(a), families(b)
-    return any(fa[f] != fb[f] and fa[f] - fb[f] and fb[f] - fa[f] for f in fa.keys() & fb.keys())
+    return any(fa[f] - fb[f] and fb[f] - fa[f] for f in fa.keys() & fb.keys())

@@ -83,7 +83,7 @@ def as_of_valid(graph: Graph, position: int | None = None, at: float | None = No
 
 
 def _trigger_at(graph: Graph, trigger: int) -> float:
-    """The valid time of a trigger message, read from the nodes first seen in it (else unknown: 0)."""
+    """The valid time of a trigger message, read from the nodes first seen in it (else 0)."""
     stamps = [n.valid_from_at for n in graph.nodes.values() if n.valid_from == trigger]
     for node in graph.nodes.values():
         stamps += [e[_VALID_AT] for e in node.history if e[_POSITION] == trigger]

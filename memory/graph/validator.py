@@ -15,7 +15,9 @@ MAX_LABEL_CHARS = 160
 # Types whose label is the thing itself: a path-only label there is the file, not the work.
 _RETYPABLE = frozenset({NodeType.DECISION, NodeType.CONCEPT, NodeType.DEPENDENCY, NodeType.API})
 # Tokens that are never a fact on their own (pronouns, vague heads left after cleaning).
-_VAGUE = frozenset("it this that them these those something stuff things one thing everything".split())
+_VAGUE = frozenset(
+    "it this that them these those something stuff things one thing everything".split()
+)
 _VERSION_ONLY = re.compile(r"^v?\d+(?:\.\d+)*$")
 
 

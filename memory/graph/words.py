@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # The benchmark protocol's stop words, so coverage here means what it means there.
 PROTOCOL_STOP = frozenset(
@@ -31,7 +32,7 @@ _PROTOCOL_TOKEN = re.compile(r"[a-z0-9][a-z0-9._/-]*")
 _ATOM = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")  # identifiers like order_id stay whole
 _RAW_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+#-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_SUFFIXES = ("ing", "ed", "es", "s")
+_SUFFIXES = ("ing", "ed", "s")
 
 
 def content_words(text: str) -> set[str]:
@@ -56,16 +57,29 @@ def covers(label: str, item: str) -> bool:
 
 
 def stem(word: str) -> str:
-    """A light stem: plural and verb endings off, so 'certs'/'cert' and 'routing'/'router' meet."""
+    """A light stem: one ending off, then a final 'e', so 'dates'/'date', 'caching'/'cache' and
+    'routing'/'router'/'route' meet."""
     if word.endswith("er") and len(word) > 5:
-        return word[:-2]
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[: -len(suffix)]
-    return word
+        word = word[:-2]
+    else:
+        for suffix in _SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+                word = word[: -len(suffix)]
+                break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+@lru_cache(maxsize=16384)
+def _topic(text: str) -> frozenset[str]:
+    return frozenset(_topic_of(text))
 
 
 def topic(text: str) -> set[str]:
+    """Stems of the words that say what a text is about: no generic words, no bare numbers."""
+    return set(_topic(text))
+
+
+def _topic_of(text: str) -> set[str]:
     """Stems of the words that say what a text is about: no generic words, no bare numbers."""
     out = set()
     for atom in _ATOM.findall(text.lower()):
@@ -80,13 +94,13 @@ def raw_tokens(text: str) -> list[str]:
 
 
 def shape(token: str) -> str:
-    """The shape of a value token: letters become 'a', digits '0', runs collapsed ('HTTP-01' → 'a-0')."""
+    """The shape of a value token: letter runs become 'a', digit runs '0' ('HTTP-01' → 'a-0')."""
     out = re.sub(r"[A-Za-z]+", "a", token)
     return re.sub(r"[0-9]+", "0", out)
 
 
 def is_value(token: str) -> bool:
-    """A token that names a specific technology, version or quantity rather than an ordinary word."""
+    """A token naming a specific technology, version or quantity rather than an ordinary word."""
     if any(ch.isdigit() for ch in token):
         return True
     if any(ch in token for ch in "/.:@_+#"):
@@ -100,18 +114,19 @@ def is_value(token: str) -> bool:
 _COMMON_HYPHENATED = frozenset({"in-app", "non-root", "multi-stage", "per-tenant", "up-front"})
 
 
-def values(text: str, context: str = "") -> set[str]:
-    """Lower-cased value tokens of ``text``; a capitalised word counts when ``context`` shows it as a name."""
+@lru_cache(maxsize=16384)
+def values(text: str, context: str = "") -> frozenset[str]:
+    """Lower-cased value tokens of ``text``; a capitalised word counts if ``context`` names it."""
     tokens = raw_tokens(text)
     out = {t.lower() for t in tokens if is_value(t)}
     for t in tokens:
         if t[:1].isupper() and t[1:].islower() and len(t) > 2 and _named_in(t, context or text):
             out.add(t.lower())
-    return out
+    return frozenset(out)
 
 
 def _named_in(word: str, context: str) -> bool:
-    """Is ``word`` written capitalised in mid-sentence somewhere in ``context`` (so it is a name)?"""
+    """Is ``word`` written capitalised mid-sentence somewhere in ``context`` (so it is a name)?"""
     return re.search(rf"(?<![.!?:\n]\s)(?<=[a-z,;(] ){re.escape(word)}\b", context) is not None
 
 
@@ -133,7 +148,7 @@ def sentence_of(text: str, quote: str) -> str:
 
 
 def lead_in(text: str, sentence: str) -> str:
-    """``sentence`` with the sentence before it in ``text``: the context a decision was stated in."""
+    """``sentence`` with the sentence before it in ``text``: the context a decision was said in."""
     parts = sentences(text)
     if sentence in parts:
         i = parts.index(sentence)

@@ -71,7 +71,7 @@ def _document_block(part: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _content_blocks(content: Any) -> list[dict[str, Any]]:
-    """User content as Anthropic blocks: text, images, PDFs; empty text is left out (it is refused)."""
+    """User content as Anthropic blocks (text, images, PDFs); empty text is refused, so left out."""
     blocks = []
     for part in parts_of(content):
         kind = part.get("type")
@@ -110,7 +110,10 @@ def _assistant_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _tool_result(message: dict[str, Any]) -> list[dict[str, Any]]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": _tool_id(message.get("tool_call_id"))}
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": _tool_id(message.get("tool_call_id")),
+    }
     content = message.get("content")
     if isinstance(content, str):
         if content:
@@ -163,7 +166,7 @@ def translate_tools(tools: Any) -> list[dict[str, Any]]:
     specs = []
     for tool in tools or []:
         function = tool.get("function") if isinstance(tool, dict) else None
-        if tool.get("type", "function") != "function" or not isinstance(function, dict):
+        if not isinstance(function, dict) or tool.get("type", "function") != "function":
             continue
         schema = dict(function.get("parameters") or {})
         schema.setdefault("type", "object")
@@ -203,7 +206,7 @@ def _sampling(body: dict[str, Any], payload: dict[str, Any]) -> None:
 
 
 def translate_request(body: dict[str, Any], stream: bool) -> dict[str, Any]:
-    """An OpenAI chat request body as an Anthropic Messages body; other OpenAI fields are dropped."""
+    """An OpenAI chat request body as an Anthropic Messages body; other fields are dropped."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     payload: dict[str, Any] = {
         "model": body.get("model"),
@@ -258,11 +261,17 @@ class AnthropicStream:
         try:
             payload = json.loads(data)
         except ValueError:
-            raise UpstreamStreamError(f"Anthropic sent an event that is not JSON: {data[:200]}") from None
+            raise UpstreamStreamError(
+                f"Anthropic sent an event that is not JSON: {data[:200]}"
+            ) from None
         if not isinstance(payload, dict):
             raise UpstreamStreamError(f"Anthropic sent an unexpected event: {data[:200]}")
         handler = self.handlers.get(str(payload.get("type") or event))
-        return handler(payload) if handler else []  # ping, message_stop, future event types
+        try:
+            return handler(payload) if handler else []  # ping, message_stop, future event types
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            message = f"Anthropic sent an event of an unexpected shape: {data[:200]}"
+            raise UpstreamStreamError(message) from error
 
     def finish(self) -> list[dict]:
         if self.out.include_usage and self.started:
@@ -295,7 +304,11 @@ class AnthropicStream:
         if delta.get("type") == "text_delta" and delta.get("text"):
             return [self.out.chunk({"content": delta["text"]})]
         index = self.calls.get(payload.get("index", 0))
-        if delta.get("type") == "input_json_delta" and delta.get("partial_json") and index is not None:
+        if (
+            delta.get("type") == "input_json_delta"
+            and delta.get("partial_json")
+            and index is not None
+        ):
             return [self._arguments(index, delta["partial_json"])]
         return []
 
@@ -327,7 +340,9 @@ class AnthropicAdapter:
         headers = {"anthropic-version": VERSION, "content-type": "application/json"}
         if target.api_key:
             headers["x-api-key"] = target.api_key
-        return UpstreamRequest(f"{target.base_url}/messages", headers, translate_request(body, stream))
+        return UpstreamRequest(
+            f"{target.base_url}/messages", headers, translate_request(body, stream)
+        )
 
     def response(self, data: Any, model: str) -> dict[str, Any]:
         text, calls = [], []
@@ -335,11 +350,15 @@ class AnthropicAdapter:
             if block.get("type") == "text":
                 text.append(str(block.get("text") or ""))
             elif block.get("type") == "tool_use":
-                calls.append(tool_call(str(block["id"]), str(block["name"]), block.get("input") or {}))
+                calls.append(
+                    tool_call(str(block["id"]), str(block["name"]), block.get("input") or {})
+                )
         finish = FINISH.get(data.get("stop_reason"), "stop")
         message = assistant_message("".join(text), calls)
         cid = str(data.get("id") or completion_id())
-        return completion(cid, str(data.get("model") or model), message, finish, usage_of(data.get("usage") or {}))
+        return completion(
+            cid, str(data.get("model") or model), message, finish, usage_of(data.get("usage") or {})
+        )
 
     def stream(self, model: str, include_usage: bool) -> AnthropicStream:
         return AnthropicStream(model, include_usage)

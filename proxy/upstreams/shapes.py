@@ -8,7 +8,9 @@ import time
 import uuid
 from typing import Any
 
-_DATA_URL = re.compile(r"^data:(?P<type>[\w.+-]+/[\w.+-]+)?(?:;[^,;]*)*?;base64,(?P<data>.*)$", re.S)
+_DATA_URL = re.compile(
+    r"^data:(?P<type>[\w.+-]+/[\w.+-]+)?(?:;[^,;]*)*?;base64,(?P<data>.*)$", re.S
+)
 SYSTEM_ROLES = ("system", "developer")
 
 
@@ -73,7 +75,7 @@ def system_text(messages: list[dict[str, Any]]) -> str:
 
 
 def json_instruction(response_format: Any) -> str:
-    """A system instruction standing in for ``response_format`` where it has no native equivalent."""
+    """A system instruction standing in for ``response_format`` where nothing native exists."""
     if not isinstance(response_format, dict):
         return ""
     if response_format.get("type") == "json_object":

@@ -28,7 +28,7 @@ def decision(label: str, position: int, quote: str = "", **extra) -> Candidate:
 
 
 class Session:
-    """A transcript fed to ``lifecycle.apply`` one message at a time, with a clock the test moves."""
+    """A transcript fed to ``lifecycle.apply`` a message at a time, with a clock the test moves."""
 
     def __init__(self) -> None:
         self.graph = Graph()

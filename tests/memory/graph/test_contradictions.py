@@ -157,7 +157,7 @@ def _said(
 
 
 def _direction(case: tuple, reverse: bool) -> tuple:
-    """The pair as written, or the other way round: its two options swapped, or an explicit mirror."""
+    """The pair as written, or the other way round: its options swapped, or an explicit mirror."""
     *pair, other = case
     if not reverse:
         return tuple(pair)
@@ -316,6 +316,20 @@ def test_a_contested_pair_is_not_resolved_by_re_mentioning_one_side():
     s = _said(*CONTESTED["two caches for one feed"][:-1])
     s.say("The Room for the feed cache works.", decision("Room for the feed cache", 0))
     assert s.decision("Room for the feed cache").status == Status.CONTESTED
+
+
+def test_a_contested_pair_is_settled_when_the_text_says_one_replaced_the_other():
+    s = _said(*CONTESTED["two caches for one feed"][:-1])
+    s.say(
+        "We're dropping Room, so the OkHttp cache for feed responses is it.",
+        decision("OkHttp cache for feed responses", 0, replaces="Room"),
+    )
+    room, okhttp = (
+        s.decision("Room for the feed cache"),
+        s.decision("OkHttp cache for feed responses"),
+    )
+    assert (room.status, okhttp.status) == (Status.SUPERSEDED, Status.COMPLETED)
+    assert not [e for e in s.graph.live_edges() if e.type == EdgeType.CONFLICTS_WITH]
 
 
 def test_transitions_keep_their_labels_after_the_nodes_are_pruned():

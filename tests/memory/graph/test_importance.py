@@ -1,6 +1,9 @@
-"""Importance: reinforcement on re-mention, decay from timestamps, pruning that spares what matters."""
+"""Importance: reinforcement on re-mention, decay from timestamps, pruning sparing what matters."""
 
 import copy
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memory.graph import importance
 from memory.graph.types import Evidence, Graph, Node, NodeType, Status
@@ -120,3 +123,29 @@ def test_pruning_under_the_cap_does_nothing():
     before = copy.deepcopy(g)
     importance.prune(g, cap=100, now=NOW)
     assert g == before
+
+
+_KINDS = st.sampled_from(list(NodeType))
+_STATUSES = st.sampled_from(list(Status))
+
+
+@given(
+    st.lists(
+        st.tuples(_KINDS, _STATUSES, st.integers(0, 90), st.integers(1, 6)), min_size=1, max_size=30
+    ),
+    st.integers(0, 12),
+)
+def test_pruning_is_idempotent_and_spares_protected_nodes_on_any_graph(rows, cap):
+    g = graph(
+        *(
+            node(kind, f"{kind} {i}", status, seen=NOW - days * DAY, mentions=m)
+            for i, (kind, status, days, m) in enumerate(rows)
+        )
+    )
+    protected = {k: n.status for k, n in g.nodes.items() if importance.is_protected(n)}
+    importance.prune(g, cap=cap, now=NOW)
+    once = copy.deepcopy(g)
+    importance.prune(g, cap=cap, now=NOW)
+    assert g == once
+    assert {k: g.nodes[k].status for k in protected} == protected
+    assert len([n for n in g.live() if not importance.is_protected(n)]) <= cap

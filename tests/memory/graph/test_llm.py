@@ -15,8 +15,16 @@ CONTEXT = [Turn(3, "user", "We were on PostgreSQL so far.")]
 
 
 def fact(**kw):
-    base = {"type": "decision", "label": "SQLite", "status": "completed", "source": 4,
-            "quote": "switch from PostgreSQL to SQLite", "reason": "", "replaces": "", "fixes": ""}  # fmt: skip
+    base = {
+        "type": "decision",
+        "label": "SQLite",
+        "status": "completed",
+        "source": 4,
+        "quote": "switch from PostgreSQL to SQLite",
+        "reason": "",
+        "replaces": "",
+        "fixes": "",
+    }
     return {**base, **kw}
 
 
@@ -30,12 +38,24 @@ def extractor(reply, seen=None):
 
 
 def test_grounded_facts_become_candidates():
-    reply = {"facts": [
-        fact(reason="hosting cost is too high", replaces="PostgreSQL"),
-        fact(type="file", label="invoices/importer.py", source=5, quote="created invoices/importer.py"),
-        fact(type="task", label="CSV import", status="in_progress", source=5,
-             quote="the CSV import is in progress"),
-    ]}  # fmt: skip
+    reply = {
+        "facts": [
+            fact(reason="hosting cost is too high", replaces="PostgreSQL"),
+            fact(
+                type="file",
+                label="invoices/importer.py",
+                source=5,
+                quote="created invoices/importer.py",
+            ),
+            fact(
+                type="task",
+                label="CSV import",
+                status="in_progress",
+                source=5,
+                quote="the CSV import is in progress",
+            ),
+        ]
+    }
     found = extractor(reply).extract(TURNS, CONTEXT)
     assert [(c.type, c.label, c.status) for c in found] == [
         (NodeType.DECISION, "SQLite", Status.COMPLETED),

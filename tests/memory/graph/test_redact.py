@@ -55,7 +55,10 @@ def test_each_kind_of_secret_is_redacted_in_prose_and_in_code(kind, secret):
 
 
 def test_private_key_blocks_are_redacted_whole():
-    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx1\nq2w3e4r5t6y7==\n-----END RSA PRIVATE KEY-----"
+    pem = (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx1\nq2w3e4r5t6y7==\n"
+        "-----END RSA PRIVATE KEY-----"
+    )
     out = redact(f"key:\n{pem}\nthen we deploy")
     assert out == "key:\n[REDACTED:private_key]\nthen we deploy"
 
@@ -66,7 +69,10 @@ def test_a_private_key_cut_off_before_its_end_line_is_still_hidden():
 
 
 def test_an_escaped_private_key_inside_json_is_redacted():
-    text = '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADAN\\n-----END PRIVATE KEY-----\\n"}'
+    text = (
+        '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADAN\\n'
+        '-----END PRIVATE KEY-----\\n"}'
+    )
     assert "MIIEvQ" not in redact(text)
 
 
@@ -135,7 +141,7 @@ def test_credential_assignments_keep_their_key_and_lose_their_value(text, kept):
         "password: ${DB_PASSWORD} and token: null and password=None",
         "visit http://localhost:8000/api/v1 or git@github.com:org/repo.git",
         "The API key lives in .env; rotate the api key task is pending.",
-        "SHA 3f786850e387550fdab836ed7e6dc881de23001b and uuid 123e4567-e89b-12d3-a456-426614174000",
+        "SHA 3f786850e387550fdab836ed7e6dc881de23001b, uuid 123e4567-e89b-12d3-a456-426614174000",
         "Switched from PostgreSQL to SQLite because hosting cost too much.",
         "Файл настроек и пароль пользователя; 数据库迁移完成",
     ],
@@ -162,3 +168,14 @@ def test_find_secrets_reports_kinds_and_spans_in_order():
 
 def test_a_key_inside_an_assignment_is_named_for_its_provider():
     assert redact(f"OPENAI_API_KEY={OPENAI}") == "OPENAI_API_KEY=[REDACTED:openai_key]"
+
+
+def test_a_secret_of_any_length_is_hidden_whole():
+    long_value = "Zx9" * 400
+    assert redact(f"password={long_value} done") == "password=[REDACTED:password] done"
+    assert redact(f'token: "{long_value}"') == 'token: "[REDACTED:token]"'
+
+
+def test_keys_glued_to_a_prefix_are_still_recognised():
+    assert redact("PGPASSWORD=s3cret psql") == "PGPASSWORD=[REDACTED:password] psql"
+    assert redact("数据库password=hunter2") == "数据库password=[REDACTED:password]"

@@ -15,9 +15,16 @@ GITHUB = "ghp_" + "a1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 def node(type_, label, status=Status.COMPLETED, importance=1.0, at=0, **kw):
     evidence = kw.pop("evidence", Evidence(at, label))
     return Node(
-        type=type_, label=label, status=status, confidence=0.9, evidence=evidence,
-        importance=importance, valid_from=at, last_seen_at=float(at), **kw,
-    )  # fmt: skip
+        type=type_,
+        label=label,
+        status=status,
+        confidence=0.9,
+        evidence=evidence,
+        importance=importance,
+        valid_from=at,
+        last_seen_at=float(at),
+        **kw,
+    )
 
 
 def graph_of(*nodes, edges=(), transitions=()):
@@ -55,10 +62,16 @@ def session_graph():
         node(NodeType.DEPENDENCY, "django 5.2", at=2),
         edges=[(celery, djq, EdgeType.CONFLICTS_WITH)],
         transitions=[
-            Transition("PostgreSQL", "SQLite", Status.COMPLETED, Status.SUPERSEDED, 9,
-                       reason="hosting cost of a managed database is too high"),
+            Transition(
+                "PostgreSQL",
+                "SQLite",
+                Status.COMPLETED,
+                Status.SUPERSEDED,
+                9,
+                reason="hosting cost of a managed database is too high",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 def test_contested_pair_stays_visible_in_resume_and_is_not_in_force(session_graph):
@@ -81,11 +94,17 @@ def test_superseded_and_archived_decisions_never_appear_as_facts(session_graph):
 
 def test_the_reason_of_the_latest_transition_stands_beside_the_decision_in_force(session_graph):
     session_graph.transitions.append(
-        Transition("PostgreSQL", "SQLite", Status.COMPLETED, Status.SUPERSEDED, 14,
-                   reason="one office needs no database server")
-    )  # fmt: skip
+        Transition(
+            "PostgreSQL",
+            "SQLite",
+            Status.COMPLETED,
+            Status.SUPERSEDED,
+            14,
+            reason="one office needs no database server",
+        )
+    )
     text = render(session_graph, "standard").text
-    assert "- SQLite (replaces PostgreSQL because one office needs no database server)" in text
+    assert "- SQLite (switched from PostgreSQL because one office needs no database server)" in text
     assert "hosting cost" not in text
 
 
@@ -128,8 +147,12 @@ def test_critical_tier_shows_at_most_three_decisions():
 
 def test_standard_tier_holds_open_work_files_and_environment(session_graph):
     text = render(session_graph, "standard").text
-    for expected in ("Add login with email links", "invoices/importer.py", "Python 3.11 on Debian 12",
-                     "Set up the Django project"):  # fmt: skip
+    for expected in (
+        "Add login with email links",
+        "invoices/importer.py",
+        "Python 3.11 on Debian 12",
+        "Set up the Django project",
+    ):
         assert expected in text
     assert "UnicodeDecodeError" not in text  # errors are the full tier's
 
@@ -164,10 +187,17 @@ def test_no_secret_reaches_any_tier_from_labels_reasons_or_evidence():
         node(NodeType.ENVIRONMENT, "DATABASE_URL=postgres://app:s3cret@db/app"),
         node(NodeType.ERROR, "401 with Authorization: Bearer abcdef0123456789xyz", Status.PENDING),
         transitions=[
-            Transition("old auth", f"authenticate with {GITHUB}", Status.COMPLETED, Status.SUPERSEDED,
-                       3, reason=f"the new one uses {OPENAI}", evidence=OPENAI),
+            Transition(
+                "old auth",
+                f"authenticate with {GITHUB}",
+                Status.COMPLETED,
+                Status.SUPERSEDED,
+                3,
+                reason=f"the new one uses {OPENAI}",
+                evidence=OPENAI,
+            ),
         ],
-    )  # fmt: skip
+    )
     for r in render_tiers(g).values():
         assert find_secrets(r.text) == []
         for raw in (OPENAI, GITHUB, "hunter2", "s3cret", "abcdef0123456789xyz"):
@@ -187,20 +217,31 @@ def test_same_graph_renders_the_same_bytes_whatever_the_insertion_order(session_
 
 
 def test_ties_are_broken_by_importance_then_first_mention_then_label():
-    g = graph_of(node(T, "b task", Status.PENDING, at=1), node(T, "a task", Status.PENDING, at=1),
-                 node(T, "c task", Status.PENDING, at=0), node(T, "d task", Status.PENDING, 2.0, at=9))  # fmt: skip
+    g = graph_of(
+        node(T, "b task", Status.PENDING, at=1),
+        node(T, "a task", Status.PENDING, at=1),
+        node(T, "c task", Status.PENDING, at=0),
+        node(T, "d task", Status.PENDING, 2.0, at=9),
+    )
     text = render(g).text
     assert text.index("d task") < text.index("c task") < text.index("a task") < text.index("b task")
 
 
 def test_every_tier_fits_its_budget_in_real_tokens_for_a_big_graph():
     g = graph_of(
-        *(node(T, f"task {i} migrates the billing ledger table to the new schema",
-               Status.IN_PROGRESS if i % 3 else Status.PENDING, importance=(i % 7) / 7, at=i)
-          for i in range(2000)),
+        *(
+            node(
+                T,
+                f"task {i} migrates the billing ledger table to the new schema",
+                Status.IN_PROGRESS if i % 3 else Status.PENDING,
+                importance=(i % 7) / 7,
+                at=i,
+            )
+            for i in range(2000)
+        ),
         *(node(NodeType.FILE, f"src/module_{i}/handlers.py", at=i) for i in range(500)),
         *(node(D, f"decision {i} über Straße 数据库 🙂", at=i) for i in range(300)),
-    )  # fmt: skip
+    )
     for encoding in ("cl100k_base", "o200k_base"):
         for tier, r in render_tiers(g, encoding).items():
             assert r.tokens == len(tokens.get_encoding(encoding).encode_ordinary(r.text))
@@ -239,3 +280,63 @@ def test_an_unknown_tier_is_refused():
 def test_a_model_name_selects_its_encoding():
     g = graph_of(node(NodeType.GOAL, "Добрый день, переезжаем на SQLite"))
     assert render(g, encoding="gpt-4o") == render(g, encoding="o200k_base")
+
+
+def transition(old, new, to_status, reason="", trigger=1, from_status=Status.COMPLETED):
+    return Transition(old, new, from_status, to_status, trigger, reason=reason)
+
+
+def test_a_person_resolving_a_pair_later_wins_over_an_earlier_supersession():
+    g = graph_of(
+        node(D, "Redis", Status.SUPERSEDED),
+        node(D, "Memcached"),
+        transitions=[
+            transition("Redis", "Memcached", Status.CONTESTED, "both named", 4),
+            transition("Redis", "Memcached", Status.SUPERSEDED, "the team chose", -1),
+            transition(
+                "Memcached", "Redis", Status.COMPLETED, "simpler to run", -1, Status.CONTESTED
+            ),
+        ],
+    )
+    assert "- Memcached (chosen over Redis because simpler to run)" in render(g).text
+
+
+def test_a_pair_kept_both_says_so():
+    g = graph_of(
+        node(D, "S3 for uploads"),
+        node(D, "local disk for dev"),
+        transitions=[
+            transition("S3 for uploads", "local disk for dev", Status.COMPLETED, "both kept"),
+            transition("local disk for dev", "S3 for uploads", Status.COMPLETED, "both kept"),
+        ],
+    )
+    text = render(g).text
+    assert "- S3 for uploads (kept alongside local disk for dev)" in text
+    assert "- local disk for dev (kept alongside S3 for uploads)" in text
+
+
+def test_a_revived_decision_says_it_was_adopted_again():
+    g = graph_of(
+        node(D, "Flask"),
+        transitions=[transition("Flask", "", Status.COMPLETED, "because FastAPI was overkill")],
+    )
+    assert "- Flask (adopted again because FastAPI was overkill)" in render(g).text
+
+
+def test_an_inferred_reason_is_not_presented_as_a_stated_one():
+    g = graph_of(
+        node(D, "Redis", Status.SUPERSEDED),
+        node(D, "Memcached"),
+        transitions=[
+            transition("Redis", "Memcached", Status.SUPERSEDED, "inferred: a later decision (x)"),
+        ],
+    )
+    assert "- Memcached (switched from Redis)\n" in render(g).text + "\n"
+
+
+def test_an_invalidation_reason_comes_from_its_transition():
+    g = graph_of(
+        node(D, "MongoDB", Status.INVALIDATED, retired_at=9.0),
+        transitions=[transition("MongoDB", "", Status.INVALIDATED, "no transactions", 5)],
+    )
+    assert "Do not re-adopt (invalidated):\n- MongoDB (wrong: no transactions)" in render(g).text

@@ -1,4 +1,4 @@
-"""Reading a graph as of a past message (valid time) or a past moment of the system (record time)."""
+"""Reading a graph as of a past message (valid time) or a past system moment (record time)."""
 
 import pytest
 

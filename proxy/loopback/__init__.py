@@ -1,0 +1,25 @@
+"""A loopback provider server speaking OpenAI's, Anthropic's and Gemini's wire protocols.
+
+For tests, benchmarks and local trials. The requested model name picks the behaviour (its last
+``-``/``/`` segment may carry it, e.g. ``claude-tools`` or ``loopback/drip``):
+
+    echo (default)   a short deterministic text: message count and the last user words
+    tools            two parallel tool calls (text instead once the last message is a tool result)
+    error-500        HTTP 500 with the provider's error JSON
+    error-429        HTTP 429 with Retry-After (``retry_after``)
+    garbage          HTTP 200 with a body that is not JSON, or a broken SSE stream
+    slow             waits ``slow_seconds`` before answering (stops waiting if the client goes)
+    midstream-error  a few chunks, then the provider's in-stream error event
+    abort            a few chunks (or half a body), then the connection is dropped
+    drip             ``drip_chunks`` text chunks ``drip_delay`` seconds apart
+
+    with LoopbackServer() as server:
+        openai.OpenAI(base_url=server.url + "/v1", api_key="x")
+
+``python -m proxy.loopback --port 8765`` runs it standalone.
+"""
+
+from proxy.loopback.replies import BEHAVIOURS, behaviour_of
+from proxy.loopback.server import LoopbackApp, LoopbackServer
+
+__all__ = ["BEHAVIOURS", "LoopbackApp", "LoopbackServer", "behaviour_of"]

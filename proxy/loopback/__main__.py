@@ -1,0 +1,5 @@
+"""``python -m proxy.loopback``: the loopback provider, standalone."""
+
+from proxy.loopback.server import main
+
+main()

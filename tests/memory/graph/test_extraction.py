@@ -1,0 +1,302 @@
+"""Behaviour of the deterministic extractor: what a user would see land in the session graph."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory.graph.extraction import extract
+from memory.graph.types import Candidate, NodeType, Status, Turn
+
+
+def _turns(*messages: tuple[str, str]) -> list[Turn]:
+    return [Turn(position=i, role=role, content=text) for i, (role, text) in enumerate(messages)]
+
+
+def _labels(cands: list[Candidate], node_type: NodeType, status: Status | None = None) -> list[str]:
+    return [
+        c.label for c in cands if c.type == node_type and (status is None or c.status == status)
+    ]
+
+
+def _one(text: str, role: str = "user") -> list[Candidate]:
+    return extract(_turns(("user", "Let's get going."), (role, text)))
+
+
+# ----- explicit markers ------------------------------------------------------------------------
+
+
+def test_decided_marker_is_a_decision_in_force() -> None:
+    cands = _one("Decided: Redis for refresh token storage.", role="assistant")
+    assert _labels(cands, NodeType.DECISION, Status.COMPLETED) == [
+        "Redis for refresh token storage"
+    ]
+
+
+def test_decision_reason_in_parentheses_or_after_a_dash_is_kept() -> None:
+    cands = _one("Decided: bcrypt for password hashing (industry standard).", role="assistant")
+    cands += _one("Decided: Redis for tokens (not DB — faster revocation).", role="assistant")
+    reasons = {c.label: c.reason for c in cands if c.type == NodeType.DECISION}
+    assert reasons["bcrypt for password hashing"] == "industry standard"
+    assert "faster revocation" in reasons["Redis for tokens"]
+
+
+def test_completed_and_todo_markers_give_task_statuses() -> None:
+    cands = _one("Completed: Slack alert on DAG failures. TODO: backfill 2022 and 2023 data.")
+    assert _labels(cands, NodeType.TASK, Status.COMPLETED) == ["Slack alert on DAG failures"]
+    assert _labels(cands, NodeType.TASK, Status.PENDING) == ["backfill 2022 and 2023 data"]
+
+
+def test_working_on_marker_is_in_progress() -> None:
+    cands = _one("Working on: rate limiting using slowapi.", role="assistant")
+    assert _labels(cands, NodeType.TASK, Status.IN_PROGRESS) == ["rate limiting using slowapi"]
+
+
+def test_error_marker_is_an_open_error() -> None:
+    cands = _one("Error: expired tokens are still accepted.", role="assistant")
+    assert _labels(cands, NodeType.ERROR, Status.FAILED) == ["expired tokens are still accepted"]
+
+
+def test_fix_resolves_the_open_error_it_names() -> None:
+    cands = extract(
+        _turns(
+            ("user", "Error: eval crashed computing the confusion matrix."),
+            ("user", "Fixed: confusion matrix crash, passing the labels explicitly."),
+        )
+    )
+    fix = next(c for c in cands if c.type == NodeType.TASK)
+    assert fix.status == Status.COMPLETED
+    assert fix.fixes == "eval crashed computing the confusion matrix"
+    resolved = [c for c in cands if c.type == NodeType.ERROR and c.status == Status.COMPLETED]
+    assert [c.label for c in resolved] == ["eval crashed computing the confusion matrix"]
+
+
+def test_endpoint_list_after_a_marker_gives_one_task_per_route() -> None:
+    cands = _one(
+        "Implemented: POST /api/auth/register, POST /api/auth/login (returns JWT).",
+        role="assistant",
+    )
+    assert _labels(cands, NodeType.TASK, Status.COMPLETED) == [
+        "POST /api/auth/register",
+        "POST /api/auth/login",
+    ]
+    assert "POST /api/auth/login" in _labels(cands, NodeType.ENDPOINT)
+
+
+def test_comma_after_a_marker_elaborates_instead_of_listing() -> None:
+    cands = _one("Completed: slide text, it's in the deck.")
+    assert _labels(cands, NodeType.TASK) == ["slide text, it's in the deck"]
+
+
+# ----- plain and indirect phrasing -------------------------------------------------------------
+
+
+def test_plain_statement_of_choice_is_a_decision() -> None:
+    cands = _one("We're going with graphile-worker for the emails.")
+    assert _labels(cands, NodeType.DECISION) == ["going with graphile-worker for the emails"]
+
+
+def test_indirect_decision_is_extracted() -> None:
+    cands = _one(
+        "the hand-wrapping was the annoying part anyway, so I went with chi for the router"
+    )
+    assert _labels(cands, NodeType.DECISION) == ["went with chi for the router"]
+
+
+def test_switch_from_names_what_the_decision_replaces() -> None:
+    cands = _one("Switching from cenkalti/backoff to a hand-rolled retry loop.", role="assistant")
+    decisions = [c for c in cands if c.type == NodeType.DECISION]
+    assert [c.label for c in decisions] == ["cenkalti/backoff", "a hand-rolled retry loop"]
+    assert decisions[-1].replaces == "cenkalti/backoff"
+
+
+def test_instead_of_fills_replaces() -> None:
+    cands = _one("Decided: use PyJWT instead of python-jose.")
+    decision = next(c for c in cands if c.type == NodeType.DECISION)
+    assert decision.replaces == "python-jose"
+
+
+def test_deferral_is_a_pending_task() -> None:
+    cands = _one("marketing would love it but QR codes can wait until after launch")
+    assert _labels(cands, NodeType.TASK, Status.PENDING) == ["QR codes can wait until after launch"]
+
+
+def test_plain_done_statement_is_a_completed_task() -> None:
+    cands = _one("The availability endpoint is done.")
+    assert _labels(cands, NodeType.TASK, Status.COMPLETED) == ["The availability endpoint is done"]
+
+
+def test_labels_drop_leading_filler_and_trailing_punctuation() -> None:
+    cands = _one("Honestly, we'll use pandera for validation, sure.")
+    assert _labels(cands, NodeType.DECISION) == ["use pandera for validation"]
+
+
+def test_assistant_suggestions_are_not_decisions() -> None:
+    cands = _one(
+        "I'd keep it private and you could let django-storages sign URLs.", role="assistant"
+    )
+    assert _labels(cands, NodeType.DECISION) == []
+
+
+def test_questions_are_not_facts() -> None:
+    cands = _one("Should we switch to Postgres for the queue?")
+    assert _labels(cands, NodeType.DECISION) == []
+
+
+def test_later_completion_of_a_planned_task_keeps_its_label() -> None:
+    cands = extract(
+        _turns(
+            ("user", "TODO: alert to Slack on DAG failures."),
+            ("user", "Completed: Slack alert on DAG failures."),
+        )
+    )
+    tasks = [(c.label, c.status) for c in cands if c.type == NodeType.TASK]
+    assert tasks == [
+        ("alert to Slack on DAG failures", Status.PENDING),
+        ("alert to Slack on DAG failures", Status.COMPLETED),
+    ]
+
+
+def test_near_duplicate_restatement_gives_one_label() -> None:
+    cands = extract(
+        _turns(
+            ("user", "Decided: BigQuery for the dbt models."),
+            ("assistant", "Recap:\n- Decided: BigQuery for dbt models."),
+        )
+    )
+    assert _labels(cands, NodeType.DECISION) == ["BigQuery for the dbt models"]
+
+
+# ----- errors ----------------------------------------------------------------------------------
+
+
+def test_traceback_final_line_is_the_error() -> None:
+    text = (
+        'Build blew up:\n```\nTraceback (most recent call last):\n  File "x.py", line 3\n'
+        "ModuleNotFoundError: No module named 'yaml'\n```"
+    )
+    cands = _one(text)
+    assert _labels(cands, NodeType.ERROR) == ["ModuleNotFoundError: No module named 'yaml'"]
+
+
+def test_fatal_error_line_in_pasted_output_is_the_error() -> None:
+    text = "race detector:\n```\nWARNING: DATA RACE\n  main.go:28 +0x84\nfatal error: concurrent map writes\n```"
+    assert _labels(_one(text), NodeType.ERROR) == ["fatal error: concurrent map writes"]
+
+
+def test_http_status_complaint_is_an_error() -> None:
+    assert _labels(_one("Login keeps returning 422"), NodeType.ERROR) == [
+        "Login keeps returning 422"
+    ]
+
+
+def test_code_block_lines_are_not_tasks() -> None:
+    text = "Here:\n```python\n# TODO: add retries\nDecided = True\nadded = fix_everything()\n```"
+    cands = _one(text, role="assistant")
+    assert [c for c in cands if c.type in (NodeType.TASK, NodeType.DECISION)] == []
+
+
+# ----- files, endpoints, environment, goals ---------------------------------------------------
+
+
+def test_paths_in_every_common_form_are_files() -> None:
+    text = (
+        "Touched api/models.py, ./run.sh, ~/notes.md, /etc/nginx/nginx.conf, "
+        "C:\\Users\\me\\app.py, the Dockerfile and requirements.txt."
+    )
+    assert _labels(_one(text), NodeType.FILE) == [
+        "api/models.py",
+        "./run.sh",
+        "~/notes.md",
+        "/etc/nginx/nginx.conf",
+        "C:\\Users\\me\\app.py",
+        "Dockerfile",
+        "requirements.txt",
+    ]
+
+
+def test_path_in_backticks_is_a_file() -> None:
+    assert _labels(_one("See `config/settings/base.py` for it."), NodeType.FILE) == [
+        "config/settings/base.py"
+    ]
+
+
+def test_path_followed_by_line_number_is_the_file() -> None:
+    assert _labels(_one("It fails at internal/store/clicks.go:28 now"), NodeType.FILE) == [
+        "internal/store/clicks.go"
+    ]
+
+
+def test_library_names_and_urls_are_not_files() -> None:
+    cands = _one(
+        "Decided: date-fns instead of moment.js, docs at https://date-fns.org/v2/index.html"
+    )
+    assert _labels(cands, NodeType.FILE) == []
+
+
+def test_route_with_method_is_an_endpoint() -> None:
+    assert _labels(
+        _one("POST /invoices returns 422 with lowercase currency"), NodeType.ENDPOINT
+    ) == ["POST /invoices"]
+
+
+def test_runtime_version_is_an_environment_fact() -> None:
+    assert "Python 3.12" in _labels(
+        _one("We're on Python 3.12 with one A10G."), NodeType.ENVIRONMENT
+    )
+
+
+def test_opening_statement_is_the_goal_and_names_the_stack() -> None:
+    cands = extract(_turns(("user", "Let's build a FastAPI auth service with JWT and PostgreSQL")))
+    assert _labels(cands, NodeType.GOAL) == ["build a FastAPI auth service with JWT and PostgreSQL"]
+    assert _labels(cands, NodeType.DECISION) == ["JWT", "PostgreSQL"]
+
+
+# ----- robustness ------------------------------------------------------------------------------
+
+
+def test_evidence_points_at_the_source_turn_and_sentence() -> None:
+    cands = extract(
+        _turns(("user", "Hi there."), ("user", "Plan set. Decided: AWS DMS for the move."))
+    )
+    decision = next(c for c in cands if c.type == NodeType.DECISION)
+    assert decision.evidence.position == 1
+    assert decision.evidence.quote == "Decided: AWS DMS for the move."
+    assert decision.cue == "marker_decision"
+
+
+def test_extraction_is_deterministic() -> None:
+    turns = _turns(
+        ("user", "Decided: X for Y. TODO: z later."), ("assistant", "Fixed the bug in a.py.")
+    )
+    assert extract(turns) == extract(turns)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "tool"]), st.text()), max_size=6))
+def test_extraction_never_raises_on_arbitrary_text(messages: list[tuple[str, str]]) -> None:
+    for c in extract(_turns(*messages)):
+        assert c.label.strip()
+
+
+def test_extraction_handles_control_characters_and_unicode() -> None:
+    text = "Decided:\x00 Café ☕ for the \x1b[31mlobby\x1b[0m. ```unclosed\nfatal error: boom"
+    extract(_turns(("user", text), ("assistant", "\u202e" * 50)))
+
+
+def test_long_session_extracts_in_linear_time() -> None:
+    turn = (
+        "user",
+        "Decided: Redis for the cache because it is fast. Fixed the 500 in api/app.py. "
+        "TODO: add retries next week. The login keeps returning 401.",
+    )
+    turns = _turns(*[turn] * 2000)
+    start = time.perf_counter()
+    extract(turns)
+    assert time.perf_counter() - start < 5.0  # generous bound for slow CI; benchmark tracks ≤ 2 s
+
+
+def test_huge_message_is_bounded() -> None:
+    extract(_turns(("user", "word " * 500_000 + "a/b.py " * 10_000)))

@@ -1,0 +1,1 @@
+"""Tests of the provider adapters: pure protocol translation, plus round trips via the loopback."""

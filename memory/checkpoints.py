@@ -36,15 +36,29 @@ def _content_hash(critical: str, standard: str, full: str) -> str:
     return hashlib.sha256("\x1e".join((critical, standard, full)).encode()).hexdigest()
 
 
+def latest_checkpoint(session: Session) -> Checkpoint | None:
+    return session.checkpoints.order_by("-sequence").first()
+
+
+def is_current(checkpoint: Checkpoint | None, session: Session) -> bool:
+    """True when the checkpoint renders the session's graph as it is now."""
+    return checkpoint is not None and checkpoint.graph_version == session.graph_version
+
+
 def save_checkpoint(session: Session) -> Checkpoint:
-    """Render the session's graph into a new checkpoint; the latest one if nothing changed."""
+    """Render the session's graph into a new checkpoint; the latest one if the graph is unchanged."""
     with transaction.atomic():
         session = Session.objects.select_for_update().get(pk=session.pk)
+        parent = latest_checkpoint(session)
+        if is_current(parent, session):
+            return parent
         graph = load_graph(session)
         tiers = resume.render_tiers(graph)
-        parent = session.checkpoints.order_by("-sequence").first()
         content_hash = _content_hash(*(tiers[t].text for t in ("critical", "standard", "full")))
         if parent is not None and parent.content_hash == content_hash:
+            # Only invisible fields moved (importance, mentions): the resume stays byte-identical.
+            Checkpoint.objects.filter(pk=parent.pk).update(graph_version=session.graph_version)
+            parent.graph_version = session.graph_version
             return parent
         snapshot = diff.snapshot(graph)
         return Checkpoint.objects.create(
@@ -52,6 +66,7 @@ def save_checkpoint(session: Session) -> Checkpoint:
             parent=parent,
             sequence=parent.sequence + 1 if parent else 1,
             high_water=session.high_water,
+            graph_version=session.graph_version,
             critical=tiers["critical"].text,
             standard=tiers["standard"].text,
             full=tiers["full"].text,

@@ -58,19 +58,17 @@ def _graph_node(row: Node) -> GraphNode:
     return GraphNode(type=NodeType(row.type), evidence=evidence, **values)
 
 
-def load_graph(session: Session) -> Graph:
-    rows = {n.pk: n for n in session.nodes.all()}
+def _load(session: Session) -> tuple[Graph, dict]:
+    """The graph, and its node rows by key (so saving need not read them again)."""
+    rows = {(NodeType(n.type), n.key): n for n in session.nodes.all()}
+    by_pk = {n.pk: key for key, n in rows.items()}
     graph = Graph(high_water=session.high_water)
-    for row in rows.values():
-        node = _graph_node(row)
-        graph.nodes[node.key] = node
+    for key, row in rows.items():
+        graph.nodes[key] = _graph_node(row)
     for e in session.edges.all():
         edge = GraphEdge(
-            source=(NodeType(rows[e.source_id].type), rows[e.source_id].key),
-            target=(NodeType(rows[e.target_id].type), rows[e.target_id].key),
-            type=e.type,
-            recorded_at=e.recorded_at.timestamp(),
-            retired_at=to_stamp(e.retired_at),
+            source=by_pk[e.source_id], target=by_pk[e.target_id], type=e.type,
+            recorded_at=e.recorded_at.timestamp(), retired_at=to_stamp(e.retired_at),
         )
         graph.edges[edge.key] = edge
     for t in session.transitions.order_by("sequence"):
@@ -83,7 +81,11 @@ def load_graph(session: Session) -> Graph:
                 actor=t.actor, at=t.at.timestamp(),
             )
         )
-    return graph
+    return graph, rows
+
+
+def load_graph(session: Session) -> Graph:
+    return _load(session)[0]
 
 
 def _row_values(node: GraphNode, message_ids: dict[int, int]) -> dict:
@@ -102,37 +104,43 @@ def _row_values(node: GraphNode, message_ids: dict[int, int]) -> dict:
     return values
 
 
-def _save_nodes(session: Session, graph: Graph) -> dict:
-    message_ids = dict(session.messages.values_list("position", "pk"))
-    existing = {(NodeType(n.type), n.key): n for n in session.nodes.all()}
+def _message_ids(session: Session, positions: set[int]) -> dict[int, int]:
+    rows = session.messages.filter(position__in=positions).values_list("position", "pk")
+    return dict(rows) if positions else {}
+
+
+def _save_nodes(session: Session, graph: Graph, existing: dict) -> tuple[dict, bool]:
+    """Upsert the graph's nodes; their ids by key, and whether anything changed."""
     gone = [row.pk for key, row in existing.items() if key not in graph.nodes]
     Node.objects.filter(pk__in=gone).delete()
+    message_ids = _message_ids(session, {n.evidence.position for n in graph.nodes.values()})
     to_create, to_update = [], []
     for key, node in graph.nodes.items():
         values = _row_values(node, message_ids)
         row = existing.get(key)
         if row is None:
             to_create.append(Node(session=session, **values))
-            continue
-        if any(getattr(row, f) != v for f, v in values.items()):
+        elif any(getattr(row, f) != v for f, v in values.items()):
             for field, value in values.items():
                 setattr(row, field, value)
             to_update.append(row)
     Node.objects.bulk_create(to_create)
     if to_update:
-        Node.objects.bulk_update(to_update, list(_row_values(graph.nodes[key], message_ids)))
-    return {(NodeType(n.type), n.key): n.pk for n in session.nodes.all()}
+        Node.objects.bulk_update(to_update, list(values))
+    ids = {key: row.pk for key, row in existing.items() if key in graph.nodes}
+    ids.update({(NodeType(n.type), n.key): n.pk for n in to_create})
+    return ids, bool(gone or to_create or to_update)
 
 
-def _save_edges(session: Session, graph: Graph, node_ids: dict) -> None:
-    existing = {
-        (e.source_id, e.target_id, e.type): e for e in session.edges.all()
-    }
+def _save_edges(session: Session, graph: Graph, node_ids: dict) -> bool:
+    existing = {(e.source_id, e.target_id, e.type): e for e in session.edges.all()}
     wanted = {}
     for edge in graph.edges.values():
         if edge.source in node_ids and edge.target in node_ids:
             wanted[(node_ids[edge.source], node_ids[edge.target], str(edge.type))] = edge
-    Edge.objects.filter(pk__in=[e.pk for k, e in existing.items() if k not in wanted]).delete()
+    gone = [e.pk for k, e in existing.items() if k not in wanted]
+    Edge.objects.filter(pk__in=gone).delete()
+    changed = bool(gone)
     for (source, target, kind), edge in wanted.items():
         row = existing.get((source, target, kind))
         retired = to_datetime(edge.retired_at)
@@ -141,40 +149,51 @@ def _save_edges(session: Session, graph: Graph, node_ids: dict) -> None:
                 session=session, source_id=source, target_id=target, type=kind,
                 recorded_at=to_datetime(edge.recorded_at), retired_at=retired,
             )
+            changed = True
         elif row.retired_at != retired:
             row.retired_at = retired
             row.save(update_fields=["retired_at"])
+            changed = True
+    return changed
 
 
-def _save_transitions(session: Session, graph: Graph, node_ids: dict, actor_user=None) -> None:
+def _save_transitions(session: Session, graph: Graph, node_ids: dict, actor_user=None) -> bool:
     stored = session.transitions.count()
-    message_ids = dict(session.messages.values_list("position", "pk"))
-    rows = []
-    for sequence, t in enumerate(graph.transitions[stored:], start=stored):
-        rows.append(
-            DecisionTransition(
-                session=session, sequence=sequence,
-                old_node_id=node_ids.get((NodeType.DECISION, normalize_label(t.old_label))),
-                new_node_id=node_ids.get((NodeType.DECISION, normalize_label(t.new_label))),
-                old_label=t.old_label, new_label=t.new_label,
-                from_status=str(t.from_status), to_status=str(t.to_status),
-                trigger_message_id=message_ids.get(t.trigger), trigger_position=t.trigger,
-                reason=t.reason, evidence=t.evidence,
-                confidence_before=t.confidence_before, confidence_after=t.confidence_after,
-                actor=t.actor, actor_user=None if t.actor == EXTRACTOR else actor_user,
-                at=to_datetime(t.at),
-            )
+    new = graph.transitions[stored:]
+    message_ids = _message_ids(session, {t.trigger for t in new})
+    DecisionTransition.objects.bulk_create(
+        DecisionTransition(
+            session=session, sequence=sequence,
+            old_node_id=node_ids.get((NodeType.DECISION, normalize_label(t.old_label))),
+            new_node_id=node_ids.get((NodeType.DECISION, normalize_label(t.new_label))),
+            old_label=t.old_label, new_label=t.new_label,
+            from_status=str(t.from_status), to_status=str(t.to_status),
+            trigger_message_id=message_ids.get(t.trigger), trigger_position=t.trigger,
+            reason=t.reason, evidence=t.evidence,
+            confidence_before=t.confidence_before, confidence_after=t.confidence_after,
+            actor=t.actor, actor_user=None if t.actor == EXTRACTOR else actor_user,
+            at=to_datetime(t.at),
         )
-    DecisionTransition.objects.bulk_create(rows)
+        for sequence, t in enumerate(new, start=stored)
+    )
+    return bool(new)
 
 
-def save_graph(session: Session, graph: Graph, actor_user=None) -> None:
-    """Write ``graph`` back as the session's rows: nodes upserted by key, edges, new transitions."""
-    node_ids = _save_nodes(session, graph)
-    _save_edges(session, graph, node_ids)
-    _save_transitions(session, graph, node_ids, actor_user)
+def save_graph(session: Session, graph: Graph, rows: dict | None = None, actor_user=None) -> bool:
+    """Write ``graph`` back as the session's rows: nodes upserted by key, edges, new transitions.
+
+    ``rows`` are the node rows the graph was loaded from, if at hand. The session's graph version
+    moves on when anything changed, so checkpoints can tell whether the graph has moved past them.
+    """
+    if rows is None:
+        rows = {(NodeType(n.type), n.key): n for n in session.nodes.all()}
+    node_ids, changed = _save_nodes(session, graph, rows)
+    changed = _save_edges(session, graph, node_ids) | changed
+    changed = _save_transitions(session, graph, node_ids, actor_user) | changed
     session.high_water = graph.high_water
-    session.save(update_fields=["high_water", "updated_at"])
+    session.graph_version += int(changed)
+    session.save(update_fields=["high_water", "graph_version", "updated_at"])
+    return changed
 
 
 def extract_session(session_id: int, now: float | None = None) -> int | None:
@@ -183,10 +202,10 @@ def extract_session(session_id: int, now: float | None = None) -> int | None:
         session = Session.objects.select_for_update().filter(pk=session_id).first()
         if session is None:
             return None
-        graph = load_graph(session)
+        if not session.messages.filter(position__gt=session.high_water).exists():
+            return 0
+        graph, rows = _load(session)
         turns = turns_of(session, after=session.high_water - pipeline.CONTEXT_TURNS)
         candidates = pipeline.extract_into(graph, turns, now if now is not None else time.time())
-        if candidates or graph.high_water != session.high_water:
-            save_graph(session, graph)
+        save_graph(session, graph, rows)
         return len(candidates)
-

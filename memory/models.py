@@ -104,6 +104,9 @@ class Session(models.Model):
     mecw = models.PositiveIntegerField(default=settings.TOKENMIZER_DEFAULT_MECW)
     # The position of the last message extraction has read; -1 before the first pass.
     high_water = models.IntegerField(default=-1)
+    graph_version = models.PositiveIntegerField(
+        default=0, help_text="Moves on with every change to the graph; checkpoints record it."
+    )
     # Where the client's resent history last stopped matching the stored transcript, if ever.
     diverged_at_position = models.IntegerField(null=True, blank=True)
     diverged_at = models.DateTimeField(null=True, blank=True)
@@ -283,6 +286,9 @@ class Checkpoint(models.Model):
     )
     sequence = models.PositiveIntegerField()
     high_water = models.IntegerField(help_text="The last message position the graph had read.")
+    graph_version = models.PositiveIntegerField(
+        default=0, help_text="The session's graph version this checkpoint renders."
+    )
     critical = models.TextField()
     standard = models.TextField()
     full = models.TextField()

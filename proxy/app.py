@@ -84,9 +84,6 @@ async def chat_completions(scope, receive, send, request_id: str) -> None:
     request = parse_chat_request(await read_body(receive, settings.TOKENMIZER_MAX_BODY_BYTES), headers.get("x-session-id"))
     project = key.project
     tokens_sent = sessions.count_prompt(request.messages, request.model)
-    wait = limits.retry_after(key.pk, project.requests_per_minute, project.tokens_per_minute, tokens_sent)
-    if wait is not None:
-        raise ProxyError(429, f"Rate limit reached for this key; retry in {wait} s.", code="rate_limit_exceeded", headers=((b"retry-after", str(wait).encode()),))
     forward, session_pk, compacted = request.messages, None, False
     if request.session_id:
         session = await db(sessions.open_session)(key, request.session_id)
@@ -99,6 +96,10 @@ async def chat_completions(scope, receive, send, request_id: str) -> None:
             plan = await db(sessions.compact_for_session)(session_pk, request.messages, forward, request.model)
             forward, compacted = plan.messages, True
     forwarded_tokens = sessions.count_prompt(forward, request.model) if compacted else tokens_sent
+    # Tokens per minute count what goes upstream (what the provider bills), not what was sent.
+    wait = limits.retry_after(key.pk, project.requests_per_minute, project.tokens_per_minute, forwarded_tokens)
+    if wait is not None:
+        raise ProxyError(429, f"Rate limit reached for this key; retry in {wait} s.", code="rate_limit_exceeded", headers=((b"retry-after", str(wait).encode()),))
     target = resolve(await db(list)(project.upstreams.all()), request.model)
     adapter = adapter_for(target.kind)
     body = {**request.body, "messages": forward}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from functools import lru_cache
 from typing import Any
 
 from django.db import transaction
@@ -37,20 +36,15 @@ def _no_session(external_id: str) -> ProxyError:
     return ProxyError(404, f"No session {external_id!r} in this key's project.", code="session_not_found", param="session_id")
 
 
-@lru_cache(maxsize=8192)
-def _redacted_text(text: str) -> str:
-    return redact.redact(text)
-
-
 def redacted_message(message: dict[str, Any]) -> dict[str, Any]:
     """The message with secrets redacted from its text and tool arguments; all else untouched."""
     out = dict(message)
     content = message.get("content")
     if isinstance(content, str):
-        out["content"] = _redacted_text(content)
+        out["content"] = redact.redact(content)
     elif isinstance(content, list):
         out["content"] = [
-            {**p, "text": _redacted_text(p["text"])} if isinstance(p, dict) and isinstance(p.get("text"), str) else p
+            {**p, "text": redact.redact(p["text"])} if isinstance(p, dict) and isinstance(p.get("text"), str) else p
             for p in content
         ]
     if isinstance(message.get("tool_calls"), list):
@@ -62,7 +56,7 @@ def _redacted_call(call: Any) -> Any:
     function = call.get("function") if isinstance(call, dict) else None
     if not isinstance(function, dict) or not isinstance(function.get("arguments"), str):
         return call
-    return {**call, "function": {**function, "arguments": _redacted_text(function["arguments"])}}
+    return {**call, "function": {**function, "arguments": redact.redact(function["arguments"])}}
 
 
 def tool_rounds(messages: list[dict[str, Any]]) -> int:
@@ -76,29 +70,47 @@ def tool_rounds(messages: list[dict[str, Any]]) -> int:
     return rounds
 
 
+def _covered(plan: compaction.Plan, upto: int) -> bool:
+    return not plan.dropped or max(plan.dropped) <= upto
+
+
 def compact_for_session(
     session_pk: int, messages: list[dict[str, Any]], forward: list[dict[str, Any]], model: str
 ) -> compaction.Plan:
     """Compact ``forward`` (the request as it would go upstream) for an over-budget request.
 
-    The client's ``messages`` are recorded and extracted first, so nothing dropped is forgotten.
+    The resume stays the latest checkpoint's while that checkpoint had read every message the
+    plan drops (the kept recent turns carry anything newer), so consecutive requests share their
+    prefix. Once the plan would drop past it, the client's ``messages`` are recorded and extracted
+    first and a checkpoint is made on the spot, so nothing dropped is forgotten.
     """
     session = Session.objects.select_related("project").get(pk=session_pk)
     budget, ratio = session.mecw, session.project.compaction_ratio
-    transcripts.record_messages(session, messages, model)
-    graphs.extract_session(session.pk)
+
+    def plan_with(checkpoint) -> compaction.Plan:
+        return compaction.compact(forward, budget=budget, threshold=ratio, resume=checkpoint.standard, model=model)
+
     try:
-        latest = session.checkpoints.order_by("-sequence").first() or checkpoints.save_checkpoint(session)
-        plan = compaction.compact(forward, budget=budget, threshold=ratio, resume=latest.standard, model=model)
-        if plan.dropped and max(plan.dropped) > latest.high_water:
-            latest = checkpoints.save_checkpoint(session)  # the graph has moved past the resume
-            plan = compaction.compact(forward, budget=budget, threshold=ratio, resume=latest.standard, model=model)
-        return plan
+        latest = checkpoints.latest_checkpoint(session)
+        if latest is not None:
+            plan = plan_with(latest)
+            if _covered(plan, latest.high_water):
+                return plan  # the same resume as the last request: the provider's cache hits
+        transcripts.record_messages(session, messages, model)
+        graphs.extract_session(session.pk)
+        return plan_with(checkpoints.save_checkpoint(session))
     except compaction.TooLarge as error:
-        raise ProxyError(400, str(error), code="context_length_exceeded", param="messages") from None
+        raise _too_large(error) from None
     except Exception:
         log.exception("compaction failed for session %s; falling back to truncation", session_pk)
+    try:
         return compaction.truncate(forward, budget=budget, threshold=ratio, model=model)
+    except compaction.TooLarge as error:
+        raise _too_large(error) from None
+
+
+def _too_large(error: compaction.TooLarge) -> ProxyError:
+    return ProxyError(400, str(error), code="context_length_exceeded", param="messages")
 
 
 def record_exchange(

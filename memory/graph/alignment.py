@@ -16,9 +16,11 @@ def align(stored: Sequence[str], incoming: Sequence[str]) -> Alignment:
     """Which incoming messages are new, given the stored and incoming content hashes in order.
 
     Matching is positional, so a message legitimately repeated later ("run it") is new. When the
-    client edited or compacted its history, the stored transcript is kept: the messages after the
-    last stored one (found again by hash) are new, or, if it is gone, everything after the point
-    of divergence.
+    client edited, compacted or rewrote its history (or sends its own version of a reply), the
+    stored transcript is kept: the new messages are those after the last incoming message that
+    is already stored (found by hash: the last stored one, or one anchored on its predecessor), or,
+    if none is, everything
+    after the point of divergence.
     """
     prefix = 0
     for old, new in zip(stored, incoming, strict=False):
@@ -29,8 +31,12 @@ def align(stored: Sequence[str], incoming: Sequence[str]) -> Alignment:
         return Alignment(new_from=prefix, diverged_at=None)
     if prefix == len(incoming):  # an older request resent: a prefix of what is stored
         return Alignment(new_from=len(incoming), diverged_at=None)
-    last = stored[-1]
+    positions: dict[str, list[int]] = {}
+    for index, digest in enumerate(stored):
+        positions.setdefault(digest, []).append(index)
     for index in range(len(incoming) - 1, prefix - 1, -1):
-        if incoming[index] == last:
-            return Alignment(new_from=index + 1, diverged_at=prefix)
+        for at in positions.get(incoming[index], ()):
+            last = at == len(stored) - 1
+            if last or at == 0 or index == 0 or stored[at - 1] == incoming[index - 1]:
+                return Alignment(new_from=index + 1, diverged_at=prefix)
     return Alignment(new_from=prefix, diverged_at=prefix)

@@ -19,13 +19,17 @@ _SWITCH = re.compile(
     r"|rather\s+than|replac(?:e|ed|es|ing)|drop(?:ped|ping|s)?\b|scratch\s+that|in\s+the\s+end"
     r"|after\s+all|(?:go|goes|going|went|gone)\s+back\s+to|revert\w*|chang\w*\s+(?:course|to)"
     r"|changed\s+my\s+mind|on\s+second\s+thought|no\s+longer|any\s?more|ditch\w*|abandon\w*"
-    r"|you\s+win|ended\s+up|swap(?:ped|ping|s)?|reversing|reverse[ds]?)\b",
+    r"|you\s+win|ended\s+up|swap(?:ped|ping|s)?|reversing|reverse[ds]?|in\s+favou?r\s+of"
+    r"|pivot\w*\s+to|settled\s+on|ultimately|never\s?mind"
+    r"|no\s+wait|(?:^|[,.;:]\s*)actually\b|let'?s\s+not|not\s+going\s+(?:to|with)"
+    r"|forget\s+(?:the\s+)?\w+)\b",
     re.IGNORECASE,
 )
 # The option a sentence names as replaced ("instead of X", "rather than X", "replacing X").
 _REPLACED = re.compile(
     r"\b(?:instead\s+of|rather\s+than|replacing|in\s+place\s+of|away\s+from"
-    r"|(?:switch\w*|mov\w*|migrat\w*|chang\w*)\s+(?:\w+\s+){0,2}?from|replac(?:e|es|ed)(?=.+?\swith\s))"
+    r"|(?:switch\w*|mov\w*|migrat\w*|chang\w*)\s+(?:\w+\s+){0,2}?from"
+    r"|replac(?:e|es|ed)(?=.+?\swith\s))"
     r"\s+(.+?)"
     r"(?=\s+(?:to|with|because|since|so|as|which|and|but|for)\b|[,.;!?)]|[:](?!\S)|$)",
     re.IGNORECASE,
@@ -59,6 +63,7 @@ _SCOPES = (
     frozenset("read reads write writes".split()),
 )
 _SCOPE_PHRASE = re.compile(r"\b(?:for|in|on)\s+(.+?)(?=\s+(?:and|but|with|so|because)\b|[,.;:]|$)")
+_REASON_LEAD = re.compile(r"\s*(?:reason|why|rationale)\s*[:-]\s*", re.IGNORECASE)
 _REASON_MARK = re.compile(
     r"\b(because(?:\s+of)?|since|given\s+that|due\s+to|so\s+that|so)\b\s+", re.IGNORECASE
 )
@@ -83,7 +88,8 @@ class Statement:
     position: int
     text: str = ""  # the whole message
     siblings: tuple[str, ...] = ()  # the other decisions stated in the same message
-    names: str = ""  # text in which capitalised words show as names (a whole transcript is best)
+    names: frozenset[str] | None = None  # proper names of the transcript (None: the sentence's)
+    previous: str = ""  # the message before, which often holds the reason for a change
 
     @cached_property
     def topic(self) -> set[str]:
@@ -91,7 +97,8 @@ class Statement:
 
     @cached_property
     def values(self) -> frozenset[str]:
-        return words.values(self.label, self.names or self.sentence)
+        names = words.proper_names(self.sentence) if self.names is None else self.names
+        return words.values(self.label, names)
 
 
 def judge(
@@ -104,10 +111,9 @@ def judge(
     pool = [(n, s) for n, s in earlier if s.position != new.position and n.key != candidate.key]
     replaced = candidate.replaces or _named_replacement(new.sentence)
     if replaced:
-        named = [(n, s) for n, s in pool if _names(replaced, s)]
-        if named:
-            node, old = _best(new, named)
-            return [_supersede(node, old, new, candidate)]
+        verdicts = _replacing(new, candidate, replaced, earlier)
+        if verdicts:
+            return verdicts
     strong = [(n, s) for n, s in pool if _slot(s, new) >= 2]
     weak = [(n, s) for n, s in pool if _slot(s, new) == 1]
     # A named replacement that is no earlier decision uses up the cue ("X instead of python-jose").
@@ -120,6 +126,9 @@ def judge(
     for node, old in _ranked(new, strong):
         if _flipped(old, new):
             return [_supersede(node, old, new, candidate)]
+    for node, old in _ranked(new, pool):  # "we're not doing CloudKit" after "CloudKit for sync"
+        if _negated(new.label) & {words.stem(v) for v in old.values if v.isalpha()}:
+            return [_supersede(node, old, new, candidate)]
     if _BESIDE.search(new.sentence) or _BESIDE.search(candidate.label):
         return []
     for node, old in _ranked(new, strong + weak):
@@ -127,6 +136,18 @@ def judge(
         if verdict:
             return [verdict]
     return []
+
+
+def _replacing(
+    new: Statement, candidate: Candidate, replaced: str, earlier: Sequence[tuple[Node, Statement]]
+) -> list[Verdict]:
+    """The text names what this decision replaces: the best earlier decision it names, and any
+    stated in the same message ("switching from X to Y" puts X and Y in one message)."""
+    named = [(n, s) for n, s in earlier if n.key != candidate.key and _names(replaced, s)]
+    here = [(n, s) for n, s in named if s.position == new.position]
+    before = [(n, s) for n, s in named if s.position != new.position]
+    chosen = here + ([_best(new, before)] if before else [])
+    return [_supersede(node, old, new, candidate) for node, old in chosen]
 
 
 def _cued(new: Statement, label: str) -> bool:
@@ -282,15 +303,18 @@ def _new_setting(a: Statement, b: Statement) -> bool:
 
 
 def _settings(label: str) -> dict[frozenset[str], str]:
-    """Each number-bearing value of a label, keyed by the two content words before it."""
+    """Each number-bearing value of a label, keyed by the content words since the previous value
+    ('batch size 32 with lr 3e-4' → {batch, size}: 32, {lr}: 3e-4)."""
     atoms = re.findall(r"[a-z0-9][a-z0-9.%:@]*", label.lower().replace("_", " ").replace("-", " "))
     out: dict[frozenset[str], str] = {}
-    for i, atom in enumerate(atoms):
-        if not any(ch.isdigit() for ch in atom):
-            continue
-        before = [words.stem(w) for w in atoms[:i] if w not in words.GENERIC and w.isalpha()]
-        if before:
-            out.setdefault(frozenset(before[-2:]), atom)
+    name: list[str] = []
+    for atom in atoms:
+        if any(ch.isdigit() for ch in atom):
+            if name:
+                out.setdefault(frozenset(name), atom)
+            name = []
+        elif atom not in words.GENERIC:
+            name.append(words.stem(atom))
     return out
 
 
@@ -366,6 +390,9 @@ def _stated_reason(new: Statement, old: Statement) -> str:
 
 def _clause_reason(new: Statement, old: Statement) -> str:
     """Another clause of the decision's sentence: one naming either choice, or the opener."""
+    for part in re.split(r"[,;]\s+", new.label)[:-1] if "," in new.label else ():
+        if not is_switch(part) and words.topic(part) & old.topic:
+            return part  # "dual write is too risky, use logical replication instead"
     sentence, head = new.sentence, new.label.lower()[:15]
     clauses = [
         c.strip() for c in re.split(r"[;:](?=\s)|,\s+and\s+|\s+-{1,2}\s+", sentence) if c.strip()
@@ -378,6 +405,8 @@ def _clause_reason(new: Statement, old: Statement) -> str:
             return max(scored, key=lambda c: len(words.topic(c) & wanted)).rstrip(".")
     opener = sentence[: max(0, sentence.lower().find(head))].strip(" ,")
     first = re.split(r",\s+", opener)[0] if opener else ""
+    if is_switch(first) or words.topic(first) & old.topic:
+        return ""  # "Switching from X to ...": the change itself, not why
     return first if len(words.topic(first)) >= 3 else ""
 
 
@@ -388,10 +417,18 @@ def _neighbour_reason(new: Statement, old: Statement) -> str:
         return ""
     i = parts.index(new.sentence)
     near = parts[i + 1 : i + 2] + parts[max(0, i - 1) : i]
-    for wanted in (old.topic | {v for v in old.values if not v.isdigit()}, new.topic):
+    for part in near:
+        said = _REASON_LEAD.match(part)
+        if said:
+            return _clause(part[said.end() :]) or part
+    named_old = old.topic | {v for v in old.values if not v.isdigit()}
+    for wanted in (named_old, new.topic):
         for part in near:  # naming the old choice first: that is what the reason is about
             if (words.topic(part) | words.values(part)) & wanted and "?" not in part:
                 return part.rstrip(".:")
+    for part in words.sentences(new.previous):  # "pglogical needs a superuser we don't have."
+        if words.topic(part) & named_old and "?" not in part and not is_switch(part):
+            return part.rstrip(".:")
     return ""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -11,6 +12,9 @@ from memory.graph.sentences import Sentence, segment, split_clauses
 from memory.graph.types import Candidate, Evidence, NodeType, Status, Turn
 
 MAX_CANDIDATES_PER_TURN = 200  # a pasted log cannot flood the graph
+# Set TOKENMIZER_EXTRACTION_STRICT=1 (tests, benchmarks while tuning) to see a rule's exception
+# instead of the turn silently yielding nothing.
+STRICT = os.environ.get("TOKENMIZER_EXTRACTION_STRICT") == "1"
 ADVISORY_BY_RATIO = False
 MAX_SIMILAR_PER_WORD = 64  # recent labels sharing a word that a new label is compared with
 MAX_OPEN_ERRORS = 64  # open errors a later fix may resolve
@@ -49,7 +53,7 @@ _CONTINUATION = re.compile(r"^(?:and|also|plus)\b[,]?\s+", re.IGNORECASE)
 
 @dataclass
 class _Seen:
-    words: set[str]
+    words: frozenset[str]
     label: str
     status: Status
 
@@ -61,13 +65,13 @@ class _State:
     # Labels seen, indexed by (type, content word): a near duplicate shares at least one word, so
     # only those are compared, which keeps de-duplication linear in the session's length.
     seen: dict[tuple[NodeType, str], list[_Seen]] = field(default_factory=dict)
-    open_errors: list[tuple[str, set[str]]] = field(default_factory=list)
+    open_errors: list[tuple[str, frozenset[str], int]] = field(default_factory=list)
     # Assistant turns read so far and how many narrated work done, starting from one of each: the
     # first assistant turn gets the benefit of the doubt.
     assistant_turns: int = 1
     narrating_turns: float = 1.0
 
-    def similar(self, node_type: NodeType, words: set[str], share: float) -> _Seen | None:
+    def similar(self, node_type: NodeType, words: frozenset[str], share: float) -> _Seen | None:
         checked: set[int] = set()
         for word in sorted(words):
             for s in self.seen.get((node_type, word), ())[-MAX_SIMILAR_PER_WORD:]:
@@ -83,7 +87,7 @@ class _State:
 
 
 def extract(turns: Sequence[Turn], context: Sequence[Turn] = ()) -> list[Candidate]:
-    """Candidates for every fact stated in ``turns``; ``context`` are earlier turns, read but not mined."""
+    """Candidates for every fact stated in ``turns``; ``context`` is read, not mined."""
     state = _State()
     for turn in context:
         _safe_turn(turn, state)
@@ -113,10 +117,12 @@ def _confirmed(out: list[Candidate], turns: Sequence[Turn]) -> list[Candidate]:
 
 
 def _safe_turn(turn: Turn, state: _State) -> list[Candidate]:
-    """One turn's candidates; a turn that trips a rule yields nothing rather than failing the batch."""
+    """One turn's candidates; a turn that trips a rule yields nothing instead of failing all."""
     try:
         return _turn(turn, state)[:MAX_CANDIDATES_PER_TURN]
     except Exception:  # noqa: BLE001 - extraction must never break the request path
+        if STRICT:
+            raise
         return []
 
 
@@ -134,7 +140,8 @@ def _turn(turn: Turn, state: _State) -> list[Candidate]:
         if turn.role == "user" and turn.position <= 1 and i < 2 and _goal(sentence.text, emit):
             continue
         emit.lead_in = pasted  # the pasted error is the fact; prose around it introduces it
-        previous = _sentence(sentence, turn.role, emit, previous)
+        kind = _sentence(sentence, turn.role, emit, previous)
+        previous = "decision" if kind == "decision" or previous == "decision" else kind
     for block, errors in zip(segs.code_blocks, code_errors, strict=True):
         for label, quote in errors:
             emit.error(label, quote, cue="code_error")
@@ -198,10 +205,11 @@ def _advises(sentences: list[Sentence], state: _State) -> bool:
     if any(_AGENT_LOG.match(s.text) for s in sentences):
         state.narrating_turns += 1
         return False
-    if any(_MARKER.match(s.text) and _marker_kind(_MARKER.match(s.text).group(1)) for s in sentences):
+    if any(_marker_of(s.text) for s in sentences):
         state.narrating_turns += 0.5  # logging state with markers is half-way to an agent's log
     for s in sentences:
-        if _ADDRESS.search(s.text) or phrases.HEDGE.search(s.text.lower()) or _IMPERATIVE.match(s.text):
+        text = labels.strip_leading(s.text)  # "Then set X": the instruction after the filler
+        if _ADDRESS.search(text) or phrases.HEDGE.search(text.lower()) or _IMPERATIVE.match(text):
             return True
     return 2 * state.narrating_turns < state.assistant_turns and ADVISORY_BY_RATIO
 
@@ -217,8 +225,11 @@ _IMPERATIVE = re.compile(
 )
 
 
+# Past tenses spelled like the imperative: "Read it with ..." opens advice as often as a report.
+_IMPERATIVE_LOOKALIKES = frozenset("read put set cut split run reset".split())
 _AGENT_LOG = re.compile(
-    r"^(?:I(?:'ve| have)?\s+)?(?:(?:" + "|".join(sorted(phrases.DONE_VERBS | phrases.FINDING_VERBS))
+    r"^(?:I(?:'ve| have)?\s+)?(?:(?:"
+    + "|".join(sorted((phrases.DONE_VERBS | phrases.FINDING_VERBS) - _IMPERATIVE_LOOKALIKES))
     + r")\b|working on\b|switching\b|moving\b|going with\b|"
     r"still \w+ing\b|looking at\b|will add\b|starting\b|creating\b|adding\b|set up\b)",
     re.IGNORECASE,
@@ -227,7 +238,7 @@ _ADDRESS = re.compile(r"\b(?:you|your|you're|you'd|you'll|yours)\b", re.IGNORECA
 
 
 def _goal(text: str, emit: _Emitter) -> bool:
-    """The session's opening statement of intent: a goal, plus the stack it names ("with X and Y")."""
+    """The opening statement of intent: a goal, plus the stack it names ("with X and Y")."""
     if _QUESTION.search(text) or not phrases.GOAL.match(text):
         return False
     emit.add(NodeType.GOAL, text, Status.IN_PROGRESS, text, cue="goal", conf=0.8)
@@ -260,6 +271,9 @@ class _Emitter:
         self.recap = False
         self.advisory = False
         self.lead_in = False
+        self.quoted_error = False
+        self.after_decision = False
+        self.last_error_turn = -1
 
     def add(
         self,
@@ -284,7 +298,9 @@ class _Emitter:
             if not _moves_forward(earlier.status, status):
                 return None
             label, earlier.status = earlier.label, status  # same fact, new status: keep its key
-        elif not cue.startswith("instruction"):  # an instruction may be dropped for its confirmation later
+        elif not cue.startswith(
+            "instruction"
+        ):  # an instruction may be dropped for its confirmation later
             self.state.remember(node_type, _Seen(words, label, status))
         c = Candidate(
             type=node_type,
@@ -302,8 +318,10 @@ class _Emitter:
 
     def error(self, raw: str, quote: str, cue: str, conf: float = 0.75) -> None:
         c = self.add(NodeType.ERROR, raw, Status.FAILED, quote, cue=cue, conf=conf)
+        self.last_error_turn = self.turn.position
         if c is not None and c.status == Status.FAILED:
-            self.state.open_errors.append((c.label, labels.content_words(c.label)))
+            words = labels.content_words(c.label)
+            self.state.open_errors.append((c.label, words, self.turn.position))
 
     def fix(self, raw: str, quote: str, cue: str, keep_verb: str = "") -> None:
         """Work that fixes a problem: a completed task, and the error it resolves."""
@@ -344,8 +362,14 @@ class _Emitter:
 
     def fixed_state(self, clause: str, subject: str, quote: str) -> None:
         target = self._open_error_like(labels.content_words(subject))
-        self.add(NodeType.TASK, clause, Status.COMPLETED, quote, cue="fixed_state",
-                 fixes=target or labels.clean(subject))
+        self.add(
+            NodeType.TASK,
+            clause,
+            Status.COMPLETED,
+            quote,
+            cue="fixed_state",
+            fixes=target or labels.clean(subject),
+        )
         if target:
             self._resolve(target, quote, "fixed_state")
 
@@ -353,14 +377,30 @@ class _Emitter:
         return self.state.open_errors[-1][0] if self.state.open_errors else ""
 
     def _resolve(self, label: str, quote: str, cue: str) -> None:
+        """Mark an open error resolved. When it is a cause diagnosed in this very turn, the
+        symptom reported just before ("the test hangs") is resolved with it."""
         if not label:
             return
+        stated_at = next((e[2] for e in self.state.open_errors if e[0] == label), -1)
         self.add(NodeType.ERROR, label, Status.COMPLETED, quote, cue=cue, fixes=label, clean=False)
         self.state.open_errors = [e for e in self.state.open_errors if e[0] != label]
+        earlier = [e for e in self.state.open_errors if self.turn.position - 2 <= e[2] < stated_at]
+        if stated_at == self.turn.position and earlier:
+            symptom = earlier[-1][0]
+            self.add(
+                NodeType.ERROR,
+                symptom,
+                Status.COMPLETED,
+                quote,
+                cue=cue,
+                fixes=symptom,
+                clean=False,
+            )
+            self.state.open_errors = [e for e in self.state.open_errors if e[0] != symptom]
 
-    def _open_error_like(self, words: set[str]) -> str:
+    def _open_error_like(self, words: frozenset[str]) -> str:
         """The most recent open error sharing a content word with a fix's object."""
-        for label, err_words in reversed(self.state.open_errors):
+        for label, err_words, _ in reversed(self.state.open_errors):
             if words & err_words - _GENERIC_ERROR_WORDS:
                 return label
         return ""
@@ -383,25 +423,51 @@ def _sentence(sentence: Sentence, role: str, emit: _Emitter, previous: str) -> s
     emit.recap = bool(sentence.heading and phrases.RECAP_HEADINGS.match(sentence.heading)) or bool(
         phrases.RECAP_HEADINGS.match(text)
     )
-    marker = _MARKER.match(text)
-    if marker and _marker_kind(marker.group(1)):
-        _marked(_marker_kind(marker.group(1)), marker.group(2), text, emit)
-        return _marker_kind(marker.group(1))
+    marker = _marker_of(text)
+    if marker:
+        _marked(marker[0], marker[1], text, emit)
+        return marker[0]
     if sentence.heading and sentence.in_list:
         kind = _marker_kind(sentence.heading.rstrip(":"))
         if kind:
             _marked(kind, text, text, emit)
             return kind
-    if _QUESTION.search(text) or (emit.advisory and not sentence.in_list and False):
+    if _QUESTION.search(text):
         return ""
+    if not emit.advisory and failures.is_error_message(text) and _ERROR_LINE_START.match(text):
+        # A pasted message line in prose ("Uncaught ReferenceError: X is not defined").
+        emit.error(failures.error_line_label(text), text, cue="quoted_error")
+        return "error"
     if role == "user" and _accepts(text, previous):
         body = _CONTINUATION.sub("", _ACK.sub("", text, count=1), count=1)
         _decision(body, text, emit, cue="acceptance", conf=0.65)
         return "decision"
-    kind = ""
+    kind, before = "", ""
+    emit.quoted_error = bool(_INLINE_CODE.search(text)) and any(
+        failures.is_error_message(m.group(1)) for m in _INLINE_CODE.finditer(text)
+    )
     for clause in split_clauses(text):
+        # What follows a decision in the same sentence is usually its reason, not a new problem.
+        emit.after_decision = kind == "decision"
+        if _PRONOUN_SUBJECT.match(labels.strip_leading(clause)) and before:
+            # "a char/4 fallback but it is unreachable": the pronoun needs its antecedent.
+            clause = text[text.find(before) : text.find(clause) + len(clause)] or clause
         kind = _clause(clause, text, role, emit) or kind
+        before = clause
     return kind
+
+
+_PRONOUN_SUBJECT = re.compile(
+    r"^(?:it|it's|this|that|they|which)\s+(?:is|was|are|were|isn't|wasn't)\b", re.IGNORECASE
+)
+
+
+# A line that opens with an exception or error tag, as program output does.
+_ERROR_LINE_START = re.compile(
+    r"^(?:\w+\s+)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b:|"
+    r"^(?:fatal error|error|panic|FATAL|ERROR)"
+    r"(?:\[\w+\])?:\s"
+)
 
 
 def _accepts(text: str, previous: str) -> bool:
@@ -409,23 +475,39 @@ def _accepts(text: str, previous: str) -> bool:
     after a decision, "And Coil's disk cache at 250 MB for images."."""
     body = _ACK.sub("", text, count=1)
     if body == text:
-        if previous != "decision" or not _CONTINUATION.match(text):
+        if previous != "decision" or not _CONTINUATION.match(text):  # previous: this turn's
             return False
         body = _CONTINUATION.sub("", text, count=1)
     if len(body.split()) < 3 or phrases.HEDGE.search(body.lower()) or _VERB_LIKE.search(body):
         return False
     low = body.lower()
     deferred = phrases.DEFERRAL.search(low) or phrases.ERROR.search(low)
-    return not (_INTERROGATIVE.match(body) or deferred)
+    # An option is qualified ("bucket with presigned URLs"); a bare noun phrase only names a topic.
+    return bool(_QUALIFIED.search(low)) and not (_INTERROGATIVE.match(body) or deferred)
+
+
+_QUALIFIED = re.compile(
+    r"(?<![\w-])(?:with|for|on|at|by|via|in|to|as|per|over|instead|only)(?![\w-])"
+)
 
 
 # Any finite verb or modal: an accepted option is stated without one.
 _VERB_LIKE = re.compile(
-        r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|'re|'ll|'d|"
+    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|'re|'ll|'d|"
     r"works?|looks?|seems?|needs?|wants?|goes|went|got|gets|makes?|says?|said|thinks?|know|"
-        r"\w+n't|i|we|you|they|he|she|it|there|this|that|here)\b",
+    r"\w+n't|i|we|you|they|he|she|it|there|this|that|here)\b",
     re.IGNORECASE,
 )
+
+
+def _marker_of(text: str) -> tuple[str, str] | None:
+    """The (kind, body) of a "Marker: body" line, or None. A marker sits in the first few words."""
+    colon = text.find(":", 0, 40)
+    if colon < 0:
+        return None
+    m = _MARKER.match(text)
+    kind = _marker_kind(m.group(1)) if m else ""
+    return (kind, m.group(2)) if m and kind else None
 
 
 def _marker_kind(word: str) -> str:
@@ -507,7 +589,8 @@ _INTERROGATIVE = re.compile(
 )
 # An instruction: a clause opening with a bare choosing verb ("Use X", "Switch to Y", "Let's use").
 _INSTRUCTION = re.compile(
-    r"^(?:let's\s+|please\s+)?(?:use|switch|go|pick|choose|keep|stick|move|drop)\b", re.IGNORECASE
+    r"^(?:let's\s+|please\s+)?(?:use|switch|go with|pick|choose|keep|stick|move|drop)\b",
+    re.IGNORECASE,
 )
 # A verb of touching files followed only by paths: the paths are the facts, not a task.
 _PATH_VERB = re.compile(
@@ -535,8 +618,10 @@ def _clause(clause: str, sentence: str, role: str, emit: _Emitter) -> str:
         return ""
     if _hedged(clause, role):
         return ""
-    if role != "user" and sentence.rstrip().endswith(":"):
+    if role != "user" and sentence.rstrip().endswith(":") and not _AGENT_LOG.match(sentence):
         return ""  # an assistant line introducing code or a list describes, it does not report
+    if _SEQUENCING.match(stripped):
+        return ""  # "I'll start with Apple": the order of work, not a piece of it
     reported = bool(phrases.REPORTED.search(low))
     if _FIX.match(stripped):
         if not emit.advisory:
@@ -557,6 +642,8 @@ def _clause(clause: str, sentence: str, role: str, emit: _Emitter) -> str:
     if phrases.DEFERRAL.search(low):
         return _pending(stripped, clause, sentence, emit)
     chooses = phrases.DECISION.search(low) or phrases.DECISION_CASED.search(clause)
+    if role == "user" and _JUSTIFIED_CHOICE.match(stripped):
+        chooses = True  # "LoRA because I only have the one 4090": a bare option with its reason
     if role == "user" and _CONCLUDING_IMPERATIVE.match(clause):
         chooses = True  # "so buffer them and flush every second": the user settles the options
     if chooses and _decides(stripped, role) and not _MEASUREMENT.search(low):
@@ -574,13 +661,39 @@ def _clause(clause: str, sentence: str, role: str, emit: _Emitter) -> str:
 
 
 def _problem(clause: str, sentence: str, role: str, emit: _Emitter) -> str:
+    if emit.quoted_error or emit.after_decision:
+        return ""  # the quoted message is the error; a decision's reason is not a new problem
+    if role == "user" and _REQUEST.match(labels.strip_leading(clause)):
+        return ""  # "Look at the corrupt-database recovery path" asks for work, it reports nothing
+    if emit.last_error_turn == emit.turn.position and _RATE.search(clause):
+        return ""  # "Roughly one in four runs fails" measures the problem just stated
     if failures.is_problem(clause, role, agent=True) and _may_state_problem(role, emit):
         emit.error(failures.problem_label(clause), sentence, cue="problem", conf=0.65)
         return "error"
     return ""
 
 
+# Requests to look into something, which name a problem area without stating a problem.
+_REQUEST = re.compile(
+    r"^(?:look at|look into|check|investigate|debug|find out|figure out|review|audit|fix|help|"
+    r"can you|could you|please)\b",
+    re.IGNORECASE,
+)
+# How often a problem happens: a measurement of a problem, not another one.
+_RATE = re.compile(
+    r"\b(?:one in (?:\w+)|\d+ (?:in|out of) \d+|\d+ ?(?:%|percent)|half|a third|"
+    r"a quarter|roughly|about|every (?:other|\w+ (?:run|time)))\b",
+    re.IGNORECASE,
+)
+
+
+# Stating the order of work: "I'll start with Apple", "let's start in the handler".
+_SEQUENCING = re.compile(
+    r"^(?:start|starting|begin|beginning|first)\s+(?:with|in|on|by|from)\b", re.IGNORECASE
+)
 # A measurement, not a choice: "the build now takes 14 minutes instead of 4".
+# A short verbless noun phrase followed by its reason.
+_JUSTIFIED_CHOICE = re.compile(r"^(?:[\w.+#@/-]+\s+){0,2}[\w.+#@/-]+\s+(?:because|since)\s+\w")
 _MEASUREMENT = re.compile(r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose)\b[^.;]*\d")
 # "so buffer them and flush every second": a user concluding with an instruction.
 _CONCLUDING_IMPERATIVE = re.compile(
@@ -635,13 +748,27 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
     if inner and inner.group(1).lower() in phrases.DONE_VERBS and len(inner.group(2).split()) >= 1:
         return f"{inner.group(1)}{inner.group(2)}"
     # An assistant saying "tests pass now" confirms its own work; a user saying it reports progress.
+    # "it went out this morning" says so of something named before, which already has its label.
     if role == "user" and phrases.DONE_STATE.search(clause.lower()) and len(stripped.split()) >= 2:
-        return stripped
+        return "" if _PRONOUN_START.match(stripped) else stripped
     return ""
 
 
 # A parenthetical in words (a reason), as opposed to identifiers or values.
 _PROSE_ASIDE = re.compile(r"[A-Za-z][A-Za-z' —–-]*(?:\s[A-Za-z' —–-]+)+")
+
+_PRONOUN_START = re.compile(
+    r"^(?:it|it's|they|he|she)\b|^(?:this|that|these|those)\s+(?:is|was|are|were|went|has|have)\b",
+    re.IGNORECASE,
+)
+
+# An evaluative tail after the choice ("..., less magic", "..., D3 felt like overkill").
+_JUDGEMENT_TAIL = re.compile(
+    r",\s+((?:[^,]*\b)?(?:overkill|too \w+|simpler|easier|faster|cheaper|safer|smaller|lighter|"
+    r"less \w+|more \w+|better|cleaner|heavier|annoying|a pain|overhead|fewer \w+|no \w+ needed)"
+    r"[^,]*)$",
+    re.IGNORECASE,
+)
 
 _FROM_TO = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|go(?:ing)?|went|chang(?:e|ed|ing))"
@@ -656,8 +783,9 @@ def _decision(text: str, quote: str, emit: _Emitter, cue: str, conf: float) -> N
     m = phrases.REASON.search(text) or phrases.REASON.search(quote)
     if m:
         reason = labels.clean(m.group(1))
-        if m.start() > 0 and phrases.REASON.search(text):
-            text = text[: m.start()]
+        head = text[: m.start()] if phrases.REASON.search(text) else text
+        if len(labels.strip_leading(head).split()) >= 2:
+            text = head  # "LoRA because ...": a one-word choice keeps its reason in the label
     dash = re.search(r"\s+(?:—|–|--?)\s+(.+)$|\s+\(([^)]+)\)\s*\.?$", text)
     if dash and dash.group(2) and not _PROSE_ASIDE.fullmatch(dash.group(2)):
         dash = None  # "(room_id, slot_start)" is part of the choice, not a reason
@@ -670,6 +798,10 @@ def _decision(text: str, quote: str, emit: _Emitter, cue: str, conf: float) -> N
         replaces = labels.clean(next(g for g in r.groups() if g))
         if re.match(r"\s*,?\s*replacing\b", text[r.start() :], re.IGNORECASE):
             text = text[: r.start()]
+    tail = _JUDGEMENT_TAIL.search(text)
+    if tail:  # "went with chi, D3 felt like overkill": the judgement after the comma is the reason
+        reason = reason or labels.clean(tail.group(1))
+        text = text[: tail.start()]
     move = _FROM_TO.search(text)
     if move:
         # "Switching from X to Y": X was the decision in force until now, Y replaces it.

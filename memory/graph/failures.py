@@ -16,12 +16,15 @@ _LOG_PREFIX = re.compile(
 _NOISE_TAIL = re.compile(r"\s*(?:<[^>]*>|\(TID[^)]*\)|at 0x[0-9a-f]+.*)$")
 _STRONG = re.compile(
     r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b|\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|"
-    r"\bERROR\b|\bError\b|\berror\b|\bFATAL\b|\bFailed\b|\bfailed\b|\bCannot\b|\bcannot\b|\bcould not\b|"
+    r"\bERROR\b|\bError\b|\berror\b|\bFATAL\b|\bFailed\b|\bfailed\b|\bCannot\b|\bcannot\b|"
+    r"\bcould not\b|"
     r"\bmust be\b|\bnot yet\b|"
     r"\bnot found\b|\bdenied\b|\bFAILED\b|\bkilled\b"
 )
 # Lines that only summarise a run ("1 failed, 4 passed", "ERROR=0") are not the error itself.
-_SUMMARY_LINE = re.compile(r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#(?!\d)|^\s*//")
+_SUMMARY_LINE = re.compile(
+    r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#(?!\d)|^\s*//"
+)
 _SOURCE_LINE = re.compile(
     r"^\s*(?:except|catch|raise|throw|if|elif|else|try|return|def|func|fn|class|import|from|"
     r"case|guard|print|log|console|@|\}|\)|\.)\b|^\s*[\w.\[\]\"']+\s*[+\-*/|]?=[^=]|"
@@ -53,8 +56,22 @@ def from_code(block: list[str]) -> list[tuple[str, str]]:
 
 
 # Substrings one of which every failure line holds: a cheap test before the regexes.
-_HINTS = ("rror", "ail", "xception", "annot", "could not", "not found", "enied", "atal", "panic",
-          "killed", "ERROR", "FAIL", "must be", "not yet")
+_HINTS = (
+    "rror",
+    "ail",
+    "xception",
+    "annot",
+    "could not",
+    "not found",
+    "enied",
+    "atal",
+    "panic",
+    "killed",
+    "ERROR",
+    "FAIL",
+    "must be",
+    "not yet",
+)
 
 
 def _line_score(line: str) -> int:
@@ -69,7 +86,7 @@ def _line_score(line: str) -> int:
         r"(?:Caused by:\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b", head
     ) or re.match(r"(?:fatal error|panic|error(?:\[\w+\])?|Error|ERROR|FATAL)\b:?", head):
         return 4
-    if phrases.EXCEPTION_NAME.search(text) and ":" in text:
+    if ":" in text and phrases.names_exception(text):
         return 3
     if re.search(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b", text):
         return 3
@@ -108,7 +125,7 @@ def is_error_message(text: str) -> bool:
 
 
 def names_problem(text: str, loose: bool = False) -> bool:
-    """Whether a phrase names a problem ("422 error", "the port collision", "missing validation")."""
+    """Whether a phrase names a problem ("422 error", "the port collision", "missing X")."""
     if _PROBLEM_NOUN.search(text):
         return True
     return loose and bool(phrases.ERROR.search(text.lower()))
@@ -116,47 +133,56 @@ def names_problem(text: str, loose: bool = False) -> bool:
 
 def is_problem(clause: str, role: str, agent: bool = False) -> bool:
     """Whether a prose clause states a failure or wrong behaviour of the system being worked on."""
-    if phrases.ERROR_META.search(clause) or len(clause.split()) < 3:
+    low = clause.lower()
+    if phrases.ERROR_META.search(low) or len(clause.split()) < 3:
         return False
-    if phrases.EXCEPTION_NAME.search(clause) and not _HANDLED.search(clause):
+    if phrases.names_exception(clause) and not _HANDLED.search(clause):
         return True
     if not phrases.ERROR.search(clause.lower()):
         return False
     # An assistant explaining causes uses the same words; only a strong failure verb counts there.
     if role != "user" and not agent:
-        return bool(_STRONG_PROSE.search(clause))
+        return bool(_STRONG_PROSE.search(low))
     return not _HANDLED.search(clause)
 
 
 _STRONG_PROSE = re.compile(
     r"\b(?:fails|failed|failing|crash\w*|hangs|hung|broke|broken|unreachable|unreliable|"
     r"returns? [45]\d\d|timing out|times out|deletes|discards|wiped|leak\w*|race\b|"
-    r"out of memory|OOM|error rate (?:is|of|at|jumped|spiked)|unsafe|is locked|corrupt\w*|"
+    r"out of memory|oom|error rate (?:is|of|at|jumped|spiked)|unsafe|is locked|corrupt\w*|"
     r"permanently|resurrect\w*|reinstat\w*|wrong)\b",
-    re.IGNORECASE,
 )
 
 
 # An exception named as what code handles, not as what happened: "catches only ImportError".
-_HANDLED = re.compile(r"\b(?:catch(?:es|ing)?|except|handles?|handling|raises? (?:a|an)?)\s+(?:\w+\s+)?"
-                      r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b")
+_HANDLED = re.compile(
+    r"\b(?:catch(?:es|ing)?|except|handles?|handling|raises? (?:a|an)?)\s+(?:\w+\s+)?"
+    r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b"
+)
 
 
 def is_strong_problem(clause: str) -> bool:
     """A failure stated so plainly that no other reading of the clause competes with it."""
-    if phrases.ERROR_META.search(clause) or _HANDLED.search(clause):
+    if phrases.ERROR_META.search(clause.lower()) or _HANDLED.search(clause):
         return False
-    return bool(phrases.EXCEPTION_NAME.search(clause) or _UNAMBIGUOUS.search(clause))
+    return bool(phrases.names_exception(clause) or _UNAMBIGUOUS.search(clause.lower()))
 
 
 _UNAMBIGUOUS = re.compile(
     r"\bkeeps? (?:returning|failing|crashing|timing out|throwing)\b|\breturns? (?:a )?[45]\d\d\b|"
     r"\b(?:crash(?:es|ed)|hangs|blows up|blew up|fell over|falls over|is timing out|times out|"
     r"slipped|dropped (?:by|from) \d)",
-    re.IGNORECASE,
 )
 
 
 def problem_label(clause: str) -> str:
-    """The clause itself, minus program-output noise: the problem as stated."""
-    return _NOISE_TAIL.sub("", clause)
+    """The clause itself, minus program-output noise: the problem as stated. In a long clause,
+    the comma-separated part holding the failure predicate."""
+    clause = _NOISE_TAIL.sub("", clause)
+    if len(clause.split()) <= 12:
+        return clause
+    pieces = [p for p in re.split(r",\s+", clause) if p.strip()]
+    for i, piece in enumerate(pieces):
+        if phrases.ERROR.search(piece.lower()) or phrases.names_exception(piece):
+            return ", ".join(pieces[i:]) if i else piece
+    return clause

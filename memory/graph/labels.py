@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memory.graph import phrases
 
@@ -31,6 +32,12 @@ _TRAILING = re.compile(
     r"after all|for sure|i guess|i think|right away|either))+$",
     re.IGNORECASE,
 )
+# A short adverbial phrase opening the clause ("after weighing it, X", "in the end, X").
+_LEADING_ADVERBIAL = re.compile(
+    r"^(?:after|before|once|given|having|in the end|at the end of the day|for now|honestly|looking "
+    r"back|on reflection|all things considered|all in all|in short|either way)\b[^,]{0,30},\s+",
+    re.IGNORECASE,
+)
 # Cut points inside an over-long clause: a reason, a relative clause, or a parenthesis.
 _CUT = re.compile(
     r"\s+(?:because|since|so that|which|where|who|whereas|although|though|while|as long as|"
@@ -38,7 +45,8 @@ _CUT = re.compile(
 )
 
 
-def content_words(text: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def content_words(text: str) -> frozenset[str]:
     """Lower-cased content words, as the benchmark protocol counts them (path pieces included)."""
     words: set[str] = set()
     for run in _RUN.findall(text.lower()):
@@ -46,15 +54,30 @@ def content_words(text: str) -> set[str]:
             words.add(run)
         if "/" in run or "." in run:
             words.update(p for p in re.split(r"[/.]", run) if len(p) > 1 and p not in _STOP)
-    return words
+    return frozenset(words)
 
 
-def near_duplicate(a: set[str], b: set[str], share: float = 0.8) -> bool:
-    """Whether 80% of the smaller word set is in the other: two labels of one fact."""
+def near_duplicate(a: frozenset[str], b: frozenset[str], share: float = 0.8) -> bool:
+    """Whether 80% of the smaller label's topic words are in the other: two labels of one fact.
+
+    Status words ("isn't", "yet", "done") are left out: "X isn't built yet" and "Y isn't written
+    yet" are two facts that share only how they stand.
+    """
+    topic_a, topic_b = a - _STATUS_WORDS, b - _STATUS_WORDS
+    if min(len(topic_a), len(topic_b)) >= 2:
+        a, b = topic_a, topic_b
     small, large = (a, b) if len(a) <= len(b) else (b, a)
     return bool(small) and len(small & large) / len(small) >= share
 
 
+_STATUS_WORDS = frozenset(
+    "isn't aren't wasn't not yet done now still needs need fixed working works finished complete "
+    "completed ready again going will can wait later next pending todo is are was were has have "
+    "been".split()
+)
+
+
+@lru_cache(maxsize=8192)
 def strip_leading(text: str) -> str:
     """Drop interjections, discourse markers and the subject that open a clause."""
     previous = None
@@ -70,6 +93,7 @@ def clean(text: str, max_words: int = MAX_LABEL_WORDS) -> str:
     text = _DECORATION.sub("", text)
     text = " ".join(text.split())
     text = strip_leading(text)
+    text = _LEADING_ADVERBIAL.sub("", text)
     words = text.split()
     if len(words) > max_words:
         text = _cut(text, max_words)
@@ -88,6 +112,8 @@ _TRAILING_FILLER = re.compile(
 
 def _unquote(text: str) -> str:
     """Outer quotes go when they wrap the whole label; a quote closing an inner one stays."""
+    if not text:
+        return text
     if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'":
         return text[1:-1].strip()
     if text[:1] in "\"'" and text.count(text[0]) == 1:
@@ -128,6 +154,8 @@ def is_usable(label: str) -> bool:
     tokens = label.lower().split()
     if len(tokens) <= 2 and tokens[-1] in _PRONOUNS:
         return False
+    if tokens[0] in ("that's", "it's", "this's") and len(tokens) <= 3:
+        return False  # "that's on Tom": the fact is in the sentence before
     # "done that twice already", "it starts fine": a pronoun and adverbs say nothing on their own.
     rest = [t.strip(".,") for t in tokens if t not in _PRONOUNS]
     trivial = all(t in _ADVERBS or t in _EMPTY_WORDS for t in rest[1:])
@@ -144,7 +172,8 @@ _ADVERBS = frozenset(
 _EMPTY_WORDS = frozenset(
     "that this it them there here so not done yet now fixed working finished complete completed "
     "again still ready works fine good all set up ok okay passing green one both today tomorrow "
-    "neither started that's it's there's for".split()
+    "neither started that's it's there's for week weekend month quarter sprint morning afternoon "
+    "tonight later soon monday tuesday wednesday thursday friday".split()
 )
 _PRONOUNS = frozenset("it that this them those these everything all one".split())
 

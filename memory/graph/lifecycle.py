@@ -1,5 +1,4 @@
-"""How candidates change a graph (merging, monotonic status, fixes, contradictions, tombstones)
-and the explicit actions people take on decisions."""
+"""How candidates change a graph (merging, monotonic status, tombstones) and what people do."""
 
 from __future__ import annotations
 
@@ -40,6 +39,20 @@ OUTCOMES = ("keep_both", "a_replaces_b", "b_replaces_a", "invalidate_a", "invali
 
 
 @dataclass(frozen=True)
+class Moment:
+    """When a change happens and who makes it: the trigger message (-1 for an action taken outside
+    the transcript, placed just after its last message), its valid time, and the record time."""
+
+    trigger: int
+    valid_at: float
+    now: float
+    actor: str = EXTRACTOR
+
+    def position(self, graph: Graph) -> int:
+        return self.trigger if self.trigger >= 0 else graph.high_water + 1
+
+
+@dataclass(frozen=True)
 class Change:
     """One thing ``apply`` did, for logs and tests."""
 
@@ -55,13 +68,16 @@ class _Pass:
     graph: Graph
     turns: Mapping[int, Turn]
     now: float
-    names: str  # the whole transcript, so capitalised words can be told apart as names
+    names: frozenset[str]  # capitalised words the transcript uses as names ('a Room database')
     decided: dict[int, tuple[str, ...]] = field(default_factory=dict)  # decision labels by message
     _said: dict[NodeKey, Statement] = field(default_factory=dict)
 
     def valid_at(self, position: int) -> float:
         turn = self.turns.get(position)
         return turn.timestamp if turn and turn.timestamp else self.now
+
+    def moment(self, position: int) -> Moment:
+        return Moment(position, self.valid_at(position), self.now)
 
     def said(self, node: Node) -> Statement:
         if node.key not in self._said:
@@ -74,14 +90,15 @@ class _Pass:
         text = self.turns[position].content if position in self.turns else quote
         sentence = words.sentence_of(text, quote or label) if text else label
         siblings = tuple(d for d in self.decided.get(position, ()) if d != label)
-        return Statement(label, sentence, position, text, siblings, self.names)
+        before = self.turns[position - 1].content if position - 1 in self.turns else ""
+        return Statement(label, sentence, position, text, siblings, self.names, before)
 
 
 def apply(
     graph: Graph, candidates: Sequence[Candidate], turns: Mapping[int, Turn], now: float
 ) -> list[Change]:
     """Apply candidates, in message order, to ``graph``; ``now`` is the record time."""
-    names = "\n".join(t.content for _, t in sorted(turns.items()))
+    names = words.proper_names("\n".join(t.content for _, t in sorted(turns.items())))
     run = _Pass(graph, turns, now, names)
     for c in candidates:
         if c.type == NodeType.DECISION:
@@ -145,7 +162,10 @@ def _merge(run: _Pass, node: Node, c: Candidate) -> list[Change]:
         return [Change("merged", node.key)]
     if _RANK[c.status] > _RANK.get(node.status, 0):
         change_status(node, c.status, c.evidence.position, at, run.now)
-        return [Change("advanced", node.key, str(c.status))]
+        held = node.type == NodeType.DECISION and node.status == Status.COMPLETED
+        # A proposal only meets the decisions it may replace once it is actually taken.
+        extra = _check_decision(run, node, c) if held else []
+        return [Change("advanced", node.key, str(c.status)), *extra]
     return [Change("merged", node.key)]
 
 
@@ -189,39 +209,21 @@ def _maybe_settle_by_text(run: _Pass, node: Node, c: Candidate) -> list[Change]:
     re-mention settles nothing."""
     rivals = [(r, run.said(r)) for r in _rivals(run.graph, node)]
     said = run.statement(c.label, c.evidence.quote, c.evidence.position)
+    when = run.moment(c.evidence.position)
     changes = [Change("merged", node.key)]
     for verdict in contradictions.judge(said, c, rivals):
-        if verdict.kind != contradictions.SUPERSEDE:
-            continue
-        rival, at = run.graph.nodes[verdict.old], run.valid_at(c.evidence.position)
-        supersede(
-            run.graph,
-            rival,
-            node,
-            c.evidence.position,
-            at,
-            run.now,
-            verdict.reason,
-            c.evidence.quote,
-            EXTRACTOR,
-        )
-        _settle(
-            run.graph,
-            node,
-            c.evidence.position,
-            at,
-            run.now,
-            verdict.reason,
-            EXTRACTOR,
-            c.evidence.position,
-            rival.label,
-        )
-        changes.append(Change("superseded", rival.key, node.label))
+        if verdict.kind == contradictions.SUPERSEDE:
+            rival = run.graph.nodes[verdict.old]
+            supersede(run.graph, rival, node, when, verdict.reason, c.evidence.quote)
+            _settle(run.graph, node, when, verdict.reason, rival.label)
+            changes.append(Change("superseded", rival.key, node.label))
     return changes
 
 
 def _check_decision(run: _Pass, node: Node, c: Candidate) -> list[Change]:
     """Hold a new decision against the earlier open ones: supersede, contest, or leave be."""
+    if node.status != Status.COMPLETED:
+        return []  # "maybe we should switch to X" proposes; it replaces nothing yet
     earlier = [
         (n, run.said(n))
         for n in run.graph.nodes.values()
@@ -238,15 +240,7 @@ def _check_decision(run: _Pass, node: Node, c: Candidate) -> list[Change]:
         if verdict.kind == contradictions.SUPERSEDE:
             reason = verdict.reason + (" (inferred)" if verdict.inferred else "")
             supersede(
-                run.graph,
-                old,
-                node,
-                c.evidence.position,
-                run.valid_at(c.evidence.position),
-                run.now,
-                reason,
-                c.evidence.quote,
-                EXTRACTOR,
+                run.graph, old, node, run.moment(c.evidence.position), reason, c.evidence.quote
             )
             changes.append(Change("superseded", old.key, node.label))
         else:
@@ -256,50 +250,22 @@ def _check_decision(run: _Pass, node: Node, c: Candidate) -> list[Change]:
 
 
 def supersede(
-    graph: Graph,
-    old: Node,
-    new: Node,
-    trigger: int,
-    valid_at: float,
-    now: float,
-    reason: str,
-    evidence: str,
-    actor: str,
+    graph: Graph, old: Node, new: Node, when: Moment, reason: str, evidence: str = ""
 ) -> Transition:
-    """``new`` replaces ``old``: old leaves the live graph at ``trigger``; a transition says why."""
-    before = old.status
-    position = trigger if trigger >= 0 else graph.high_water + 1
-    for partner in _release_conflicts(graph, old, now):
+    """``new`` replaces ``old``: old leaves the live graph at the trigger; a transition says why."""
+    before, position = old.status, when.position(graph)
+    for partner in _release_conflicts(graph, old, when.now):
         if partner is not new:
-            _settle(
-                graph,
-                partner,
-                position,
-                valid_at,
-                now,
-                f"its rival '{old.label}' was replaced",
-                actor,
-                trigger,
-            )
-    change_status(old, Status.SUPERSEDED, position, valid_at, now)
-    old.valid_until, old.valid_until_at = position, valid_at
-    graph.edges.setdefault(
-        (new.key, old.key, EdgeType.SUPERSEDES),
-        Edge(new.key, old.key, EdgeType.SUPERSEDES, recorded_at=now),
-    )
+            _settle(graph, partner, when, f"its rival '{old.label}' was replaced", old.label)
+    change_status(old, Status.SUPERSEDED, position, when.valid_at, when.now)
+    old.valid_until, old.valid_until_at = position, when.valid_at
+    edge = Edge(new.key, old.key, EdgeType.SUPERSEDES, recorded_at=when.now)
+    graph.edges.setdefault(edge.key, edge)
     transition = Transition(
-        old.label,
-        new.label,
-        before,
-        Status.SUPERSEDED,
-        trigger,
-        reason=reason,
-        evidence=evidence,
-        confidence_before=old.confidence,
-        confidence_after=new.confidence,
-        actor=actor,
-        at=now,
-    )
+        old.label, new.label, before, Status.SUPERSEDED, when.trigger, reason=reason,
+        evidence=evidence, confidence_before=old.confidence, confidence_after=new.confidence,
+        actor=when.actor, at=when.now,
+    )  # fmt: skip
     graph.transitions.append(transition)
     return transition
 
@@ -357,33 +323,23 @@ def _release_conflicts(graph: Graph, node: Node, now: float) -> list[Node]:
     return partners
 
 
-def _settle(
-    graph: Graph,
-    node: Node,
-    position: int,
-    valid_at: float,
-    now: float,
-    reason: str,
-    actor: str,
-    trigger: int,
-    other: str = "",
-) -> None:
+def _settle(graph: Graph, node: Node, when: Moment, reason: str, other: str = "") -> None:
     """A contested decision with no rival left is in force again."""
     if node.status != Status.CONTESTED or _conflicts_of(graph, node):
         return
-    change_status(node, Status.COMPLETED, position, valid_at, now)
+    change_status(node, Status.COMPLETED, when.position(graph), when.valid_at, when.now)
     graph.transitions.append(
         Transition(
             node.label,
             other,
             Status.CONTESTED,
             Status.COMPLETED,
-            trigger,
+            when.trigger,
             reason=reason,
             confidence_before=node.confidence,
             confidence_after=node.confidence,
-            actor=actor,
-            at=now,
+            actor=when.actor,
+            at=when.now,
         )
     )
 
@@ -400,12 +356,14 @@ def _match(graph: Graph, c: Candidate) -> Node | None:
         return None  # "switch from X to Y" mentions X but is a new decision
     best, best_score = None, 0
     mine = _identity(c.label, c.type)
+    if len(mine) < 2:
+        return None
     for other in graph.nodes.values():
         if other.type != c.type:
             continue
         theirs = _identity(other.label, other.type)
-        small, large = sorted((mine, theirs), key=len)
-        if len(small) < 2 or not small <= large or len(small) <= best_score:
+        small, large = (mine, theirs) if len(mine) <= len(theirs) else (theirs, mine)
+        if len(small) < 2 or len(small) <= best_score or not small <= large:
             continue
         if c.type == NodeType.DECISION and any(_is_value(w) for w in large - small):
             continue  # 'dedupe on order_id' and '... plus line_number' are two choices
@@ -468,33 +426,14 @@ def invalidate(
     node = _require(graph, key)
     if not reason.strip() or not actor.strip():
         raise ValueError("invalidating needs a reason and an actor")
-    position = trigger if trigger >= 0 else graph.high_water + 1
-    before = node.status
+    when, before = Moment(trigger, now, now, actor), node.status
     for partner in _release_conflicts(graph, node, now):
-        _settle(
-            graph,
-            partner,
-            position,
-            now,
-            now,
-            f"its rival '{node.label}' was invalidated",
-            actor,
-            trigger,
-            node.label,
-        )
-    change_status(node, Status.INVALIDATED, position, now, now)
+        _settle(graph, partner, when, f"its rival '{node.label}' was invalidated", node.label)
+    change_status(node, Status.INVALIDATED, when.position(graph), now, now)
     transition = Transition(
-        node.label,
-        "",
-        before,
-        Status.INVALIDATED,
-        trigger,
-        reason=reason,
-        confidence_before=node.confidence,
-        confidence_after=node.confidence,
-        actor=actor,
-        at=now,
-    )
+        node.label, "", before, Status.INVALIDATED, trigger, reason=reason,
+        confidence_before=node.confidence, confidence_after=node.confidence, actor=actor, at=now,
+    )  # fmt: skip
     graph.transitions.append(transition)
     return transition
 
@@ -508,26 +447,23 @@ def resolve_contested(
         raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}")
     if outcome != "keep_both" and not reason.strip():
         raise ValueError("a reason is required unless both decisions are kept")
-    pair = {key_a, key_b}
-    edges = [e for e in _conflicts_of(graph, a) if {e.source, e.target} == pair]
+    edges = [e for e in _conflicts_of(graph, a) if {e.source, e.target} == {key_a, key_b}]
     if not edges:
         raise ValueError("these two decisions are not a contested pair")
-    start = len(graph.transitions)
+    start, when, why = len(graph.transitions), Moment(-1, now, now, actor), reason.strip()
     for edge in edges:
         edge.retired_at = now
-    position = graph.high_water + 1
-    why = reason.strip() or "both kept"
     if outcome == "keep_both":
-        _settle(graph, a, position, now, now, why, actor, -1, b.label)
-        _settle(graph, b, position, now, now, why, actor, -1, a.label)
+        _settle(graph, a, when, why or "both kept", b.label)
+        _settle(graph, b, when, why or "both kept", a.label)
     elif outcome in ("a_replaces_b", "b_replaces_a"):
         new, old = (a, b) if outcome == "a_replaces_b" else (b, a)
-        supersede(graph, old, new, -1, now, now, why, "", actor)
-        _settle(graph, new, position, now, now, why, actor, -1, old.label)
+        supersede(graph, old, new, when, why)
+        _settle(graph, new, when, why, old.label)
     else:
         wrong, right = (a, b) if outcome == "invalidate_a" else (b, a)
         invalidate(graph, wrong.key, why, actor, now)
-        _settle(graph, right, position, now, now, why, actor, -1, wrong.label)
+        _settle(graph, right, when, why, wrong.label)
     return graph.transitions[start:]
 
 

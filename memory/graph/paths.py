@@ -58,7 +58,7 @@ _WINDOWS = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\\s,;:'\"`<>|*?]+\\)*[^\\\s,;:
 _CANDIDATE = re.compile(
     r"(?<![\w@$%/\\.:-])[~.]{0,2}/?[\w@+\-]{0,120}(?:[./][\w@+\-{}*]{1,120}){1,24}/?"
 )
-_BARE = re.compile(r"\b(?:" + "|".join(sorted(BARE_FILENAMES)) + r")\b")
+_BARE = re.compile(r"\b(?:" + "|".join(sorted(BARE_FILENAMES)) + r")(?![\w-]|\.\w)")
 _ENDPOINT = re.compile(
     r"\b(" + "|".join(HTTP_METHODS) + r")\s+(/[\w{}:.\-/]*[\w}/])(?:\?[\w=&%.\-]*)?"
 )
@@ -72,7 +72,7 @@ def _extension(name: str) -> str:
 
 
 def is_file_name(token: str) -> bool:
-    """Whether a single path segment names a file: a known extension, a bare build file, a dotfile."""
+    """Whether one path segment names a file: a known extension, a bare build file, a dotfile."""
     if token in BARE_FILENAMES:
         return True
     if token.lower() in LIBRARY_NAMES:
@@ -84,7 +84,7 @@ def is_file_name(token: str) -> bool:
 
 
 def clean_path(raw: str) -> str:
-    """A path as a label: no trailing punctuation, no :line or ::test suffix, no leading lone slash."""
+    """A path as a label: no trailing punctuation, :line or ::test suffix, or leading lone slash."""
     path = raw.rstrip(".,;:)]}'\"`")
     path = _LINE_SUFFIX.sub("", path)
     if path.startswith("/") and path.count("/") == 1:
@@ -110,22 +110,21 @@ def is_path(token: str, in_code: bool = False) -> bool:
     return len(parts) >= 2 and token.startswith(".") and not token.startswith("..") and not in_code
 
 
-_TOKEN = re.compile(r"\S+")
+# A token holding a separator (only those can be paths), or a bare build-file name.
+_SEPARATED = re.compile(r"[^\s/.\\]*[/.\\]\S*")
+_METHOD_BEFORE = re.compile(r"\b(?:" + "|".join(HTTP_METHODS) + r")\s+$")
 
 
 def find_paths(text: str, in_code: bool = False) -> list[str]:
     """File paths in ``text`` in order of appearance, without duplicates and without URLs."""
     hits: list[tuple[int, str]] = []
-    previous = ""
-    for token in _TOKEN.finditer(text):
-        word = token.group(0)
-        bare = word.strip("`'\"*,.;:()[]")
-        if not in_code and bare in BARE_FILENAMES:
-            hits.append((token.start(), bare))
-        elif previous not in HTTP_METHODS and ("/" in word or "." in word or "\\" in word):
-            # Only a token with a separator can hold a path; a route after a method is not one.
-            hits.extend((token.start() + at, path) for at, path in _paths_in(word, in_code))
-        previous = bare
+    for token in _SEPARATED.finditer(text):
+        start = token.start()
+        if _METHOD_BEFORE.search(text, max(0, start - 8), start):
+            continue  # "POST /api/x.json" is a route, not a file
+        hits.extend((start + at, path) for at, path in _paths_in(token.group(0), in_code))
+    if not in_code:
+        hits.extend((m.start(), m.group(0)) for m in _BARE.finditer(text))
     found: list[str] = []
     for _, path in sorted(hits):
         if path not in found:
@@ -136,7 +135,7 @@ def find_paths(text: str, in_code: bool = False) -> list[str]:
 def _paths_in(word: str, in_code: bool) -> list[tuple[int, str]]:
     if "://" in word or word.startswith(HTTP_METHODS):
         return []
-    windows = _WINDOWS.search(word)
+    windows = _WINDOWS.search(word) if "\\" in word else None
     if windows:
         return [(windows.start(), windows.group(0).rstrip(".,;)"))]
     out = []
@@ -148,7 +147,7 @@ def _paths_in(word: str, in_code: bool) -> list[tuple[int, str]]:
 
 
 def find_endpoints(text: str) -> list[str]:
-    """HTTP routes written with their method ("POST /api/auth/login"), in order, without duplicates."""
+    """HTTP routes written with their method ("POST /api/auth/login"), in order, once each."""
     found: list[str] = []
     for m in _ENDPOINT.finditer(text):
         label = f"{m.group(1)} {m.group(2)}"

@@ -44,6 +44,8 @@ MARKERS: dict[str, tuple[str, ...]] = {
         "to do",
         "to-do",
         "next",
+        "next up",
+        "up next",
         "next steps",
         "next step",
         "pending",
@@ -101,19 +103,88 @@ RECAP_HEADINGS = re.compile(
 # Words opening a clause that carry no content: interjections, discourse markers, hedges.
 # Discourse markers that open a clause and carry no content ("so", "honestly", "I think").
 LEADING_FILLER = (
-    "so", "ok", "okay", "ok so", "alright", "all right", "honestly", "anyway", "anyways", "well",
-    "yeah", "yep", "yes", "yup", "hmm", "mm", "ah", "oh", "ugh", "also", "and", "but", "then",
-    "actually", "basically", "just", "i think", "i guess", "i suppose", "i mean", "in the end",
-    "finally", "meanwhile", "plus", "btw", "by the way", "side note", "first", "first though",
-    "next", "now", "for today", "for now", "that said", "otherwise", "ok then", "so then",
-    "kinda", "sort of", "different problem now though",
+    "hey",
+    "hi",
+    "hello",
+    "morning",
+    "good morning",
+    "so",
+    "ok",
+    "okay",
+    "ok so",
+    "alright",
+    "all right",
+    "honestly",
+    "anyway",
+    "anyways",
+    "well",
+    "yeah",
+    "yep",
+    "yes",
+    "yup",
+    "hmm",
+    "mm",
+    "ah",
+    "oh",
+    "ugh",
+    "also",
+    "and",
+    "but",
+    "then",
+    "actually",
+    "basically",
+    "just",
+    "i think",
+    "i guess",
+    "i suppose",
+    "i mean",
+    "in the end",
+    "finally",
+    "meanwhile",
+    "plus",
+    "btw",
+    "by the way",
+    "side note",
+    "first",
+    "first though",
+    "next",
+    "now",
+    "for today",
+    "for now",
+    "that said",
+    "otherwise",
+    "ok then",
+    "so then",
+    "kinda",
+    "sort of",
+    "different problem now though",
 )
 
 # Interjections that are filler only when punctuated ("Agreed, ..." but "agreed that X").
 LEADING_INTERJECTION = (
-    "right", "fair", "fair enough", "fine", "cool", "great", "good", "nice", "sure", "sounds good",
-    "makes sense", "got it", "understood", "thanks", "perfect", "bingo", "good catch",
-    "that was it", "agreed", "too", "no", "nope", "true",
+    "right",
+    "fair",
+    "fair enough",
+    "fine",
+    "cool",
+    "great",
+    "good",
+    "nice",
+    "sure",
+    "sounds good",
+    "makes sense",
+    "got it",
+    "understood",
+    "thanks",
+    "perfect",
+    "bingo",
+    "good catch",
+    "that was it",
+    "agreed",
+    "too",
+    "no",
+    "nope",
+    "true",
 )
 
 # Subjects and auxiliaries that a label drops ("we're going with X" -> "going with X").
@@ -159,7 +230,8 @@ DECISION = _lexicon(
     r"\bsettl(?:ed|ing) on\b",
     r"\bstick(?:ing)? with\b",
     r"\bstuck with\b",
-    r"\bswitch(?:ing)? (?:to|over|from|back)\b",
+    r"\bswitching (?:to|over|from|back)\b",
+    r"(?:^|\b(?:we|i|let's|will|'ll|to|should|gonna)\s+)switch (?:to|over|from|back)\b",
     r"\bmoving (?:\S+ ){0,3}to\b",
     r"\bgoing back to\b",
     r"\b(?:we|i)(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
@@ -216,7 +288,8 @@ DECISION_CASED = re.compile(r"\bgets? [A-Z][\w.-]+")
 
 # Words that put a decision on a "why": reason clauses.
 REASON = re.compile(
-    r"(?:\bbecause(?: of)?|\bsince|\bas it|\bso that|\bdue to|\bgiven that|\bgiven|\breason:)\s+(.+)",
+    r"(?:\bbecause(?: of)?|\bsince|\bas it|\bso that|\bdue to|\bgiven that|\bgiven|\breason:)"
+    r"\s+(.+)",
     re.IGNORECASE,
 )
 
@@ -260,7 +333,7 @@ DONE_STATE = _lexicon(
     r"(?:is|are|'s|was|were) (?:now )?(?:done|finished|complete|completed|in place|merged|"
     r"shipped|deployed|live|uploaded|fixed|resolved|ready|green|clean|working|gone|"
     r"passing|sorted|applied|registered|set up|built|rebuilt|written|recovered)\b",
-    r"(?:works|working|passes|pass|resolves?|loads?|builds?|connects|starts|goes through|"
+    r"(?:works|working|passes|pass|resolves?|loads?|builds|connects|starts|goes through|"
     r"shows? up|show|shows|sticks? around|survives?|is quiet) (?:fine |again |now )*"
     r"(?:now|again|fine|correctly|end to end)",
     r"(?:works|worked)\.?$",
@@ -272,13 +345,14 @@ DONE_STATE = _lexicon(
     r"(?:has|have) been (?:fixed|merged|"
     r"deployed|added|created|done)",
     r"\bdone\b(?!\s+(?:by|before|until))",
-    r"(?:is|are) (?:now )?in\.?$",
+    r"(?:is|are) (?:now )?in(?:\.?$|\s+and\b)",
     r"went in as",
     r"'s on the cluster",
     r"(?:is|are) on the \w+ now",
     r"is registered",
     r"(?:tests?|builds?|ci) (?:is |are )?(?:green|passing)",
     r"exists? now",
+    r"(?:is|are) (?:now )?in \S+ now\b",
     r"shows? (?:\w+ )?now",
     r"sticks? around",
     r"(?:merged|shipped|landed|"
@@ -294,7 +368,7 @@ DEFERRAL = _lexicon(
     r"\bholding off\b",
     r"\bput (?:it|that|this) off\b",
     r"\bpark (?:it|that|this)\b",
-    r"\blater$",
+    r"\b(?<!\d )(?<!seconds )(?<!minutes )(?<!hours )(?<!days )(?<!weeks )later$",
     r"\blater (?:this|today|tonight|on)\b",
     r"\bfor later\b",
     r"\buntil later\b",
@@ -304,7 +378,8 @@ DEFERRAL = _lexicon(
     r"\btomorrow(?:'s)?\b",
     r"\bnot today\b",
     r"\bisn't (?:built|done|written|started|deployed|ready|fixed|merged|live|shipped) yet\b",
-    r"\b(?:not|n't)\b[^.,;]{0,60}\byet\b",
+    r"\bnot\b[^.,;]{0,60}\byet\b",
+    r"(?:is|are|was|were|has|have|had|do|does|did|ca|wo|could|should|would)n't\b[^.,;]{0,60}\byet\b",
     r"\bnot started\b",
     r"\bneither is started\b",
     r"\bwaits? (?:until|for|on)\b",
@@ -313,7 +388,8 @@ DEFERRAL = _lexicon(
     r"\bfollow[- ]?up\b",
     r"\buntil (?:after|next|monday|tuesday|wednesday|thursday|friday|"
     r"the)\b",
-    r"\b(?:not happening|isn't happening|not) before (?:august|september|october|november|december|january|february|"
+    r"\b(?:not happening|isn't happening|not) before (?:august|september|october|november|"
+    r"december|january|february|"
     r"march|april|may|june|july)\b",
     r"\b(?:on|by) (?:monday|tuesday|wednesday|thursday|"
     r"friday)\b",
@@ -337,7 +413,6 @@ PENDING = _lexicon(
     r"\b(?:goes|go|ships?|launch(?:es)?|lands?|is due|due|happens) (?:out |live )?(?:on |by |in )?"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d",
     r"\bpick (?:it|this|that) up\b",
-    r"\bon (?:my|the) (?:list|plate|todo)\b",
     r"\bstill (?:investigating|analy[sz]ing|looking|working|monitoring|waiting|reviewing|"
     r"debugging|testing|evaluating)\b",
     r"\bremains? (?:open|to be)\b",
@@ -394,6 +469,15 @@ ERROR = _lexicon(
     r"exceed(?:s|ed|ing)\b",
     r"show(?:s|ed)? (?:zero|nothing|results for an older)\b",
     r"wiped\b",
+    r"(?:looks?|seems?|renders?|displays?|comes? out|came out) (?:\w+ )?(?:wrong|off|broken|"
+    r"garbled|"
+    r"blank|empty|sideways|cut off)\b",
+    r"overlap(?:s|ping)?\b",
+    r"(?:is|are|was|were) off by\b",
+    r"reinstat\w*",
+    r"resurrect\w*",
+    r"(?:los(?:e|es|ing)|lost) (?:\w+ )?(?:data|rows|writes|updates|events|messages|state)\b",
+    r"overwrit\w* (?:\w+ )?(?:changes|data|rows|writes|updates)\b",
     r"silently\b",
     r"discards?\b",
     r"deletes?\b.*\b(?:everyone|all)\b",
@@ -413,16 +497,24 @@ ERROR = _lexicon(
     r"slipped\b",
     r"screaming\b",
     r"no (?:\w+ )?timeout\b",
-    r"(?:there's|there is|we have|we've got|got|hit|hitting|seeing|found|noticed|getting) (?:a |an |"
+    r"(?:there's|there is|we have|we've got|got|hit|hitting|seeing|found|noticed|getting) "
+    r"(?:a |an |"
     r"the |some |two |\w+ )?(?:\w+ )?(?:bug|error|race|collision|deadlock|leak|crash|outage|"
     r"incident|regression|vulnerabilit\w+|cves?|oom)\b",
     r"flags? (?:\w+ )?cves?\b",
-    r"(?:bug|race condition|collision|deadlock|outage|incident|idor)\b(?! (?:is|was) (?:fixed|gone))",
+    r"(?:bug|race condition|collision|deadlock|outage|incident|idor|corrupt(?:ed|ion)?)\b(?!-)"
+    r"(?! (?:is|was) (?:fixed|gone))",
     r"error rate\b",
 )
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".
 EXCEPTION_NAME = re.compile(r"\b(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Fault|Panic)\b")
+_EXCEPTION_SUFFIXES = ("Error", "Exception", "Fault", "Panic")
+
+
+def names_exception(text: str) -> bool:
+    """Whether ``text`` names an exception type; a substring test first keeps this cheap."""
+    return any(s in text for s in _EXCEPTION_SUFFIXES) and bool(EXCEPTION_NAME.search(text))
 
 # Lines of program output that report the failure (final line of a traceback, log errors).
 ERROR_LINE = re.compile(
@@ -434,10 +526,13 @@ ERROR_LINE = re.compile(
 # Words that make a statement about a problem rather than the problem itself (meta talk).
 ERROR_META = re.compile(
     r"\b(?:error (?:handling|message|messages|budget|bars?|code 2\d\d|screen)|no errors?|"
-    r"(?:0|zero|no) (?:errors?|duplicates?|failures?|crash\w*)|hang on|if\b|"
+    r"(?:0|zero|no) (?:errors?|duplicates?|failures?|crash\w*)|hang on|doesn't bother|"
+    r"not (?:really )?(?:a|an) (?:\w+ )?(?:problem|issue|concern)|isn't a problem|no problem|"
+    r"returns? [45]\d\d\b.*\b(?:now|again|instead)\b|no longer|not anymore|"
+    r"(?:don't|do not|didn't) want to|in case|to avoid|to prevent|without (?:it|this|that)|"
+    r"(?:incident|issue|bug|problem|outage) is (?:now )?(?:closed|resolved|fixed|gone|over)|"
     r"without (?:errors?|fail\w*)|zero errors?|errors? (?:are|is) (?:now )?(?:handled|caught|"
     r"logged)|if (?:it|this|that|the \w+) fails)\b",
-    re.IGNORECASE,
 )
 
 # ----- hedges ----------------------------------------------------------------------------------
@@ -452,8 +547,8 @@ HEDGE = re.compile(
 
 # Reported speech: what someone else says or thinks is not the session's own fact.
 REPORTED = re.compile(
-    r"\b(?:says|said|tells|told|mentioned|claims|claimed|thinks|reckons|asked)\b(?! (?:it|that) (?:is|was) (?:done|fixed))",
-    re.IGNORECASE,
+    r"\b(?:says|said|tells|told|mentioned|claims|claimed|thinks|reckons|asked)\b"
+    r"(?! (?:it|that) (?:is|was) (?:done|fixed))",
 )
 
 # A user's own hedges: uncertainty and conditionals that open the clause.
@@ -472,7 +567,8 @@ USER_PREFERENCE = re.compile(
 GOAL = re.compile(
     r"^(?:(?:ok|so|hey|hi|morning)[,!]?\s+)?(?:let's (?:build|create|make|write|set up|plan|add)|"
     r"(?:i'm|we're|i am|we are) (?:building|starting|creating|setting up|making|writing|"
-    r"working on|adding|moving|migrating|planning)|working on\b|picking (?:up|\S+ (?:\S+ )?back up)|(?:i|we) (?:need|want) to (?:build|create|"
+    r"working on|adding|moving|migrating|planning)|working on\b|"
+    r"picking (?:up|\S+ (?:\S+ )?back up)|(?:i|we) (?:need|want) to (?:build|create|"
     r"make|add|migrate|set up|plan|move|retire|get)|need to (?:build|create|add|migrate|make)|"
     r"building|starting|setting up|new\b|the goal\b|our goal\b|goal:|the (?:research )?question "
     r"is|we need a plan|we need to)",
@@ -490,5 +586,6 @@ ENVIRONMENT = re.compile(
     r"Django|Rails|React Native|React|Postgres(?:QL)?|MySQL|Redis|Ubuntu|Debian|Alpine|CUDA|"
     r"Terraform|Kubernetes|k8s|k3s|iOS|Android|macOS|Windows|Xcode|npm|pnpm|yarn|TypeScript)"
     r"\s+v?\d+(?:\.\d+){0,2}\b|"
-    r"\b(?:A100|H100|A10G|V100|T4|L4|RTX ?\d{4}|4090|3090|M[123](?: Pro| Max)?)\b(?: with \d+ ?GB)?)"
+    r"\b(?:A100|H100|A10G|V100|T4|L4|RTX ?\d{4}|4090|3090|M[123](?: Pro| Max)?)\b"
+    r"(?: with \d+ ?GB)?)"
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 Span = tuple[int, int]
 
@@ -225,6 +226,7 @@ def find_secrets(text: str) -> list[tuple[str, Span]]:
     return [(kind, span) for _, kind, span in merged]
 
 
+@lru_cache(maxsize=4096)  # a client resends its whole history on every request
 def redact(text: str) -> str:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``; idempotent."""
     secrets = find_secrets(text)

@@ -116,7 +116,7 @@ _CLAUSE_BREAK = re.compile(
     r"|now|also|otherwise)\b)"
     r"|\s+and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now"
     r"|so|there's|this)\b)"
-        r"|(?<=\w\w):\s+(?![\w.-]*\d)(?=\S)|,?\s+but\s+"
+    r"|(?<=\w\w):\s+(?![\w.-]*\d)(?=\S)|,?\s+but\s+"
     r"|\s+and\s+(?=(?:\w+\s+){1,2}(?:crashed|failed|broke|hung|threw|died|stopped)\b)"
     r"|,\s+(?=[A-Z][a-z]+ (?:is|will|has|'s|can|says)\b)"
     r"|\s+and\s+(?=(?:" + _PAST + r")\b)"
@@ -128,9 +128,9 @@ _FINITE = re.compile(
     r"\b(?:is|are|was|were|has|have|had|can|will|won't|went|got|came|comes|goes|shows|works|"
     r"passes|loads|builds|runs|looks|needs|seems|stays|keeps|makes|gets|takes|[a-z]{3,}ed|"
     r"\w+n't|'s|'re)\b",
-    re.IGNORECASE,
 )
 _AND_THE = re.compile(r"\s+and\s+(?=the\b)")
+_COMMA = re.compile(r",\s+(?=the\b|[A-Z][a-z]+ (?:is|are|was|has)\b)")
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -140,17 +140,20 @@ def split_clauses(sentence: str) -> list[str]:
         part = part.strip() if part else ""
         if not part:
             continue
-        out.extend(_split_and_the(part))
+        for piece in _split_finite(part, _AND_THE, " and "):
+            out.extend(_split_finite(piece, _COMMA, ", "))
     return out
 
 
-def _split_and_the(part: str) -> list[str]:
-    """Split "X and the Y is Z" into two clauses, but keep "X and the Y" (one noun phrase) whole."""
-    pieces = _AND_THE.split(part)
+def _split_finite(part: str, boundary: re.Pattern[str], joiner: str) -> list[str]:
+    """Split "X is done, the Y is done" or "X and the Y is Z" into clauses, but keep a noun phrase
+    ("X and the Y", "A, B") whole: both sides of a clause boundary hold a finite verb."""
+    pieces = boundary.split(part)
     merged: list[str] = [pieces[0]]
     for piece in pieces[1:]:
-        if _FINITE.search(piece) and _FINITE.search(merged[-1]):
+        low = piece.lower()
+        if _FINITE.search(low) and _FINITE.search(merged[-1].lower()) and len(piece.split()) >= 3:
             merged.append(piece)
         else:
-            merged[-1] = f"{merged[-1]} and {piece}"
+            merged[-1] = f"{merged[-1]}{joiner}{piece}"
     return [p.strip() for p in merged if p.strip()]

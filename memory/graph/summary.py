@@ -1,4 +1,5 @@
-"""The five benchmark categories read off a graph (completed/pending tasks, decisions, files, errors)."""
+"""The five benchmark categories read off a graph: completed and pending tasks, decisions, files,
+errors."""
 
 from __future__ import annotations
 

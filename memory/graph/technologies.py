@@ -35,6 +35,11 @@ _FAMILIES = {
     "python http client": "httpx aiohttp urllib3",
     "mobile http client": "okhttp alamofire ktor",
     "infrastructure as code": "terraform pulumi cloudformation cdk",
+    "docs site": "gitbook docusaurus mkdocs sphinx vitepress nextra",
+    "auth provider": "auth0 clerk cognito keycloak okta supertokens",
+    "search engine": "elasticsearch opensearch meilisearch typesense algolia solr",
+    "vector store": "pinecone weaviate qdrant milvus chroma pgvector faiss",
+    "bundler": "webpack vite parcel esbuild turbopack rollup",
 }
 # Other spellings of one technology, so 'Postgres' and 'PostgreSQL' are never rivals.
 _ALIASES = {"postgresql": "postgres", "pg": "postgres", "mongo": "mongodb", "wandb": "w&b"}
@@ -42,10 +47,19 @@ FAMILY_OF = {name: family for family, names in _FAMILIES.items() for name in nam
 _NAME = re.compile(r"[a-z0-9][a-z0-9&/._-]*[a-z0-9]|[a-z0-9]")
 
 
+# Words that make a name a part of the product, not a choice of it ('Django admin', 'React Native').
+_PART_OF = frozenset(
+    "admin native orm channels signals templates devtools cli shell streams".split()
+)
+
+
 def families(text: str) -> dict[str, set[str]]:
     """The families named in ``text``, each with the (canonical) names that were used."""
     found: dict[str, set[str]] = {}
-    for token in _NAME.findall(text.lower()):
+    tokens = _NAME.findall(text.lower())
+    for i, token in enumerate(tokens):
+        if i + 1 < len(tokens) and tokens[i + 1] in _PART_OF:
+            continue
         for name in {token, *re.split(r"[:.]", token)}:
             name = _ALIASES.get(name, name)
             family = FAMILY_OF.get(name.rstrip("-0123456789.") or name) or FAMILY_OF.get(name)

@@ -1,5 +1,4 @@
-"""Bitemporal reads of a graph (as of a message or a valid time, as of a record time) and the status
-history they are read from."""
+"""Bitemporal reads of a graph (valid time, record time) and the status history behind them."""
 
 from __future__ import annotations
 

@@ -114,20 +114,22 @@ def is_value(token: str) -> bool:
 _COMMON_HYPHENATED = frozenset({"in-app", "non-root", "multi-stage", "per-tenant", "up-front"})
 
 
-@lru_cache(maxsize=16384)
-def values(text: str, context: str = "") -> frozenset[str]:
-    """Lower-cased value tokens of ``text``; a capitalised word counts if ``context`` names it."""
+def values(text: str, names: frozenset[str] | None = None) -> frozenset[str]:
+    """Lower-cased value tokens of ``text``; a capitalised word counts when it is one of ``names``
+    (see ``proper_names``; by default, the names ``text`` itself shows)."""
     tokens = raw_tokens(text)
+    known = proper_names(text) if names is None else names
     out = {t.lower() for t in tokens if is_value(t)}
-    for t in tokens:
-        if t[:1].isupper() and t[1:].islower() and len(t) > 2 and _named_in(t, context or text):
-            out.add(t.lower())
+    out |= {t.lower() for t in tokens if t[:1].isupper() and t[1:].islower() and t in known}
     return frozenset(out)
 
 
-def _named_in(word: str, context: str) -> bool:
-    """Is ``word`` written capitalised mid-sentence somewhere in ``context`` (so it is a name)?"""
-    return re.search(rf"(?<![.!?:\n]\s)(?<=[a-z,;(] ){re.escape(word)}\b", context) is not None
+_MID_SENTENCE_NAME = re.compile(r"(?<![.!?:\n]\s)(?<=[a-z,;(] )([A-Z][a-z]{2,})\b")
+
+
+def proper_names(text: str) -> frozenset[str]:
+    """Capitalised words written mid-sentence somewhere in ``text``: names ('a Room database')."""
+    return frozenset(_MID_SENTENCE_NAME.findall(text))
 
 
 def sentences(text: str) -> list[str]:

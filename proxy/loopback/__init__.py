@@ -13,9 +13,20 @@ For tests, benchmarks and local trials. The requested model name picks the behav
     abort            a few chunks (or half a body), then the connection is dropped
     drip             ``drip_chunks`` text chunks ``drip_delay`` seconds apart
 
-    with LoopbackServer() as server:
-        openai.OpenAI(base_url=server.url + "/v1", api_key="x")
+Routes: POST /v1/chat/completions and GET /v1/models (OpenAI), POST /v1/messages (Anthropic),
+POST /v1beta/models/{model}:generateContent and :streamGenerateContent?alt=sse (Gemini).
+Prompt tokens in the usage it reports are ``memory.graph.tokens.count_messages`` of the request.
+With ``strict`` (the default) it refuses what the real provider refuses: unpaired tool calls and
+results, Anthropic requests without ``max_tokens`` or ``anthropic-version``, and the like.
 
+    with LoopbackServer(drip_delay=0.01) as server:
+        openai.OpenAI(base_url=server.url + "/v1", api_key="x")
+        server.requests       # [{"method", "path", "query", "headers", "body"}, ...]
+        server.cancelled      # streams whose client left before the end
+        server.wait_cancelled(1); server.wait_requests(3); server.reset()
+
+Knobs (constructor arguments and plain attributes, restored by ``reset()``): ``slow_seconds``
+(10), ``drip_chunks`` (5), ``drip_delay`` (0.1 s), ``retry_after`` (1 s), ``strict`` (True).
 ``python -m proxy.loopback --port 8765`` runs it standalone.
 """
 

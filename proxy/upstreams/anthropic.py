@@ -2,6 +2,8 @@
 
 ``response_format`` has no Anthropic equivalent: it becomes a system instruction asking for JSON
 (and quoting the schema), so the reply is JSON by request, not by constrained decoding.
+``temperature`` is clamped to Anthropic's 0-1; OpenAI-only fields (n, seed, logprobs,
+penalties, stream_options, ...) are dropped, since Anthropic refuses unknown fields.
 """
 
 from __future__ import annotations
@@ -83,6 +85,8 @@ def _content_blocks(content: Any) -> list[dict[str, Any]]:
             text = text_of([part])
             block = {"type": "text", "text": text} if text else None
         if block:
+            if isinstance(part.get("cache_control"), dict):  # as OpenRouter-style clients send it
+                block["cache_control"] = part["cache_control"]
             blocks.append(block)
     return blocks
 

@@ -8,6 +8,8 @@ import time
 import uuid
 from typing import Any
 
+from proxy.upstreams.openai import ADAPTER as OPENAI
+
 _DATA_URL = re.compile(
     r"^data:(?P<type>[\w.+-]+/[\w.+-]+)?(?:;[^,;]*)*?;base64,(?P<data>.*)$", re.S
 )
@@ -181,12 +183,10 @@ class ChunkWriter:
 
 def error_message(status: int, body: bytes) -> str:
     """The provider's own message from an error body: {"error": {"message": …}} and kin."""
-    from proxy.upstreams.openai import ADAPTER
-
     try:
         data = json.loads(body)
     except ValueError:
         data = None
     if isinstance(data, list) and data and isinstance(data[0], dict):  # Gemini's array form
         body = json.dumps(data[0]).encode()
-    return ADAPTER.error(status, body)
+    return OPENAI.error(status, body)

@@ -7,15 +7,8 @@ from pathlib import Path
 import pytest
 
 from memory.graph.tokens import count_messages
-from proxy.compaction import (
-    EMPTY_TOOL_OUTPUT,
-    IMAGE_REMOVED,
-    STUB_OVER,
-    TooLarge,
-    compact,
-    plan_drop,
-    truncate,
-)
+from proxy.compaction import EMPTY_TOOL_OUTPUT, TooLarge, compact, plan_drop, truncate
+from proxy.stubs import IMAGE_REMOVED, STUB_OVER
 
 SYSTEM = {"role": "system", "content": "You are a careful coding agent."}
 RESUME = "[TokenMizer session memory]\n- goal: ship the checkout service\n- decision: use Redis"
@@ -85,9 +78,20 @@ def test_request_under_the_threshold_is_forwarded_unchanged():
     assert plan.dropped == ()
 
 
+def test_under_the_threshold_even_a_malformed_request_passes_through():
+    """Below the threshold the proxy is transparent; repairs happen only when it rewrites."""
+    messages = [
+        SYSTEM,
+        {"role": "tool", "tool_call_id": "gone", "content": "x"},
+        *tool_turn(0, "ok"),
+    ]
+    assert compact(messages, budget=100_000).messages == messages
+
+
 def test_old_tool_output_is_stubbed_keeping_name_paths_commands_and_size():
     messages = conversation(6)
-    plan = compact(messages, budget=int(count_messages(messages) * 0.8), resume=RESUME)
+    budget = int(count_messages(messages) * 0.8)
+    plan = compact(messages, budget=budget, resume=RESUME)
     assert plan.strategy == "stubbed"
     stub = plan.messages[3]["content"]
     original = messages[3]["content"]
@@ -96,7 +100,18 @@ def test_old_tool_output_is_stubbed_keeping_name_paths_commands_and_size():
     assert "src/app/module_0.py" in stub and "commands: pytest -q" in stub
     assert len(stub) < STUB_OVER
     assert plan.messages[-2] == messages[-2]  # the newest output is what the model is working on
-    assert plan.tokens_out == count_messages(plan.messages) <= 0.85 * plan.tokens_in / 0.8
+    assert plan.tokens_out == count_messages(plan.messages) <= 0.85 * budget
+
+
+def test_a_stub_is_never_stubbed_again():
+    messages = conversation(6)
+    stubbed = compact(messages, budget=int(count_messages(messages) * 0.8))
+    again = compact(stubbed.messages, budget=int(stubbed.tokens_out * 0.5))
+    assert stubbed.strategy == "stubbed" and again.strategy == "truncated"
+    stubs = {m["tool_call_id"]: m["content"] for m in stubbed.messages if m["role"] == "tool"}
+    for message in again.messages:
+        if message["role"] == "tool" and message["tool_call_id"] in stubs:
+            assert message["content"] == stubs[message["tool_call_id"]]
 
 
 def test_stub_keeps_urls_and_shell_commands_found_in_the_output():
@@ -370,8 +385,9 @@ def test_plan_drop_names_the_messages_compaction_leaves_out():
     assert dropped[0] == 1 and 0 not in dropped
 
 
-def test_compactor_is_plain_python():
-    source = Path(__file__).resolve().parents[2] / "proxy" / "compaction.py"
+@pytest.mark.parametrize("module", ["compaction.py", "stubs.py"])
+def test_compactor_is_plain_python(module):
+    source = Path(__file__).resolve().parents[2] / "proxy" / module
     tree = ast.parse(source.read_text())
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}

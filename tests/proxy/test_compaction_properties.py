@@ -7,7 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory.graph.tokens import count_messages
-from proxy.compaction import IMAGE_REMOVED, TooLarge, compact, truncate
+from proxy.compaction import TooLarge, compact, truncate
+from proxy.stubs import IMAGE_REMOVED
 
 PNG = "data:image/png;base64," + "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB" * 50
 WORDS = [
@@ -123,6 +124,7 @@ requests = st.fixed_dictionaries(
         "threshold": st.sampled_from([0.5, 0.85, 1.0]),
         "resume": st.one_of(st.none(), words, st.just(RESUME), st.just("memory " * 300)),
         "keep_recent": st.integers(0, 3),
+        "model": st.sampled_from([None, "gpt-4o"]),
     }
 )
 
@@ -158,11 +160,11 @@ def assert_not_empty(message: dict) -> None:
     assert message.get("tool_calls") or (content and content.strip()), message
 
 
-def assert_forwardable(plan, messages: list[dict], budget: int, resume) -> None:
+def assert_forwardable(plan, messages: list[dict], budget: int, resume, model) -> None:
     if plan.strategy == "none":
         assert plan.messages == messages and plan.dropped == ()
         return
-    assert plan.tokens_out == count_messages(plan.messages) <= budget
+    assert plan.tokens_out == count_messages(plan.messages, model) <= budget
     assert_pairs_intact(plan.messages)
     for message in plan.messages:
         assert_not_empty(message)
@@ -193,11 +195,11 @@ def test_every_compacted_request_is_well_formed_within_budget_and_stable(message
         plan = compact(messages, **request)
     except TooLarge as error:
         assert error.needed > request["budget"]
-        truncation = {"budget": request["budget"], "threshold": request["threshold"]}
+        truncation = {k: request[k] for k in ("budget", "threshold", "model")}
         with pytest.raises(TooLarge):  # compaction only ever fails where truncation fails too
             truncate(messages, **truncation)
         return
-    assert_forwardable(plan, messages, request["budget"], request["resume"])
+    assert_forwardable(plan, messages, request["budget"], request["resume"], request["model"])
     assert json.dumps(compact(messages, **request).messages) == json.dumps(plan.messages)
     again = compact(plan.messages, **request)
     assert again.messages == plan.messages
@@ -206,12 +208,12 @@ def test_every_compacted_request_is_well_formed_within_budget_and_stable(message
 @PROPERTY_SETTINGS
 @given(transcripts(), requests)
 def test_truncation_fallback_is_well_formed_and_verbatim(messages, request):
-    args = {"budget": request["budget"], "threshold": request["threshold"]}
+    args = {k: request[k] for k in ("budget", "threshold", "model")}
     try:
         plan = truncate(messages, **args)
     except TooLarge:
         return
-    assert_forwardable(plan, messages, request["budget"], None)
+    assert_forwardable(plan, messages, request["budget"], None, request["model"])
     assert truncate(plan.messages, **args).messages == plan.messages
 
 

@@ -1,4 +1,4 @@
-"""Through the proxy to Anthropic- and Gemini-speaking upstreams (the loopback), via OpenAI's client."""
+"""Through the proxy to Anthropic and Gemini upstreams (the loopback), with OpenAI's client."""
 
 import json
 

@@ -58,6 +58,14 @@ SUPERSEDED = {
         "",
         ("HTTP-01", "DNS-01"),
     ),
+    "a new value for the same setting": (
+        "Decided: batch size 32 with lr 3e-4.",
+        "batch size 32 with lr 3e-4",
+        "Decided: batch size 16 with gradient accumulation 2.",
+        "batch size 16 with gradient accumulation 2",
+        "",
+        ("32", "16"),
+    ),
     "a negated choice reversed": (
         "Plan was no schema in the prompt, to keep it short.",
         "no schema in the prompt",
@@ -136,6 +144,24 @@ COMPLEMENTARY = {
         "dbt tests run on every PR in CI",
         "The nightly full build stays alongside it.",
         "nightly full build stays alongside it",
+    ),
+    "one technology under two spellings": (
+        "Decided: PostgreSQL for orders.",
+        "PostgreSQL for orders",
+        "For tests we use a throwaway Postgres in Docker.",
+        "a throwaway Postgres in Docker for tests",
+    ),
+    "a framework and another framework's feature": (
+        "Decided: FastAPI for the API.",
+        "FastAPI for the API",
+        "Decided: Django admin for the back office.",
+        "Django admin for the back office",
+    ),
+    "two settings of different things": (
+        "Decided: access tokens expire after 8 hours.",
+        "access tokens expire after 8 hours",
+        "Decided: refresh tokens expire after 30 days.",
+        "refresh tokens expire after 30 days",
     ),
     "different topics": (
         "Decided: access tokens expire after 8 hours.",
@@ -223,6 +249,75 @@ def test_decisions_in_one_message_never_contradict_each_other():
         decision("MySQL for the main database replica", 0),
     )
     assert {n.status for n in s.graph.nodes.values()} == {Status.COMPLETED}
+
+
+def test_a_message_that_keeps_the_old_technology_for_another_scope_contests_nothing():
+    s = Session()
+    s.say("For tests, Postgres in Docker.", decision("Postgres in Docker for tests", 0))
+    s.say(
+        "Decided: SQLite for the fast unit tests, Postgres for integration tests.",
+        decision("SQLite for the fast unit tests", 0),
+        decision("Postgres for integration tests", 0),
+    )
+    assert {n.status for n in s.graph.nodes.values()} == {Status.COMPLETED}
+
+
+def test_saying_no_to_a_named_technology_supersedes_the_decision_to_use_it():
+    s = Session()
+    s.say("Decided: CloudKit for sync.", decision("CloudKit for sync", 0))
+    s.say("Right, we're not doing CloudKit.", decision("not doing CloudKit", 0))
+    assert s.decision("CloudKit for sync").status == Status.SUPERSEDED
+
+
+def test_the_old_side_of_a_from_to_sentence_is_superseded_in_the_same_message():
+    s = Session()
+    s.say(
+        "Switching from cenkalti/backoff to a hand-rolled retry loop.",
+        decision("cenkalti/backoff", 0),
+        decision("a hand-rolled retry loop", 0, replaces="cenkalti/backoff"),
+    )
+    assert s.decision("cenkalti/backoff").status == Status.SUPERSEDED
+    assert s.decision("a hand-rolled retry loop").status == Status.COMPLETED
+
+
+def test_a_from_to_sentence_also_supersedes_the_earlier_decision_it_names():
+    s = Session()
+    s.say(
+        "Decided: HuggingFace transformers, using bert-base-uncased.",
+        decision("HuggingFace transformers, using bert-base-uncased", 0),
+    )
+    s.say(
+        "Switching from bert-base-uncased to distilbert-base-uncased.",
+        decision("bert-base-uncased", 0),
+        decision("distilbert-base-uncased", 0, replaces="bert-base-uncased"),
+    )
+    live = [n.label for n in s.graph.live() if n.type == NodeType.DECISION]
+    assert live == ["distilbert-base-uncased"]
+
+
+def test_a_proposed_switch_replaces_nothing_until_it_is_taken():
+    s = Session()
+    s.say("Decided: Flask for the web framework.", decision("Flask for the web framework", 0))
+    proposal = decision("FastAPI for the web framework", 0)
+    proposal.status = Status.PENDING
+    s.say("Maybe we should switch to FastAPI for the web framework?", proposal)
+    assert s.decision("Flask for the web framework").status == Status.COMPLETED
+    s.say(
+        "OK, switching to FastAPI for the web framework.",
+        decision("FastAPI for the web framework", 0),
+    )
+    assert s.decision("Flask for the web framework").status == Status.SUPERSEDED
+    assert s.graph.transitions[-1].trigger == 2  # the message that took it
+
+
+def test_customers_switching_is_not_a_decision_being_replaced():
+    s = Session()
+    s.say("Decided: Pro monthly stays at $12.", decision("Pro monthly stays at $12", 0))
+    s.say(
+        "Assumption: 15% of monthly subscribers switch to annual in the first month.",
+        decision("15% of monthly subscribers switch to annual", 0),
+    )
+    assert s.decision("Pro monthly stays at $12").status == Status.COMPLETED
 
 
 def test_the_reason_comes_from_the_trigger_sentence_when_the_extractor_gave_none():

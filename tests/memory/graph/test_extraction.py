@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memory.graph import extraction
 from memory.graph.extraction import extract
 from memory.graph.types import Candidate, NodeType, Status, Turn
+
+
+@pytest.fixture(autouse=True)
+def strict_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule that raises must fail the test, not be swallowed by the per-turn safety net."""
+    monkeypatch.setattr(extraction, "STRICT", True)
 
 
 def _turns(*messages: tuple[str, str]) -> list[Turn]:
@@ -182,7 +190,10 @@ def test_traceback_final_line_is_the_error() -> None:
 
 
 def test_fatal_error_line_in_pasted_output_is_the_error() -> None:
-    text = "race detector:\n```\nWARNING: DATA RACE\n  main.go:28 +0x84\nfatal error: concurrent map writes\n```"
+    text = (
+        "race detector:\n```\nWARNING: DATA RACE\n  main.go:28 +0x84\n"
+        "fatal error: concurrent map writes\n```"
+    )
     assert _labels(_one(text), NodeType.ERROR) == ["fatal error: concurrent map writes"]
 
 
@@ -300,3 +311,79 @@ def test_long_session_extracts_in_linear_time() -> None:
 
 def test_huge_message_is_bounded() -> None:
     extract(_turns(("user", "word " * 500_000 + "a/b.py " * 10_000)))
+
+
+# ----- conversation structure ------------------------------------------------------------------
+
+
+def test_accepting_a_proposed_option_is_a_decision() -> None:
+    cands = extract(
+        _turns(
+            ("assistant", "I'd keep the bucket private and let django-storages sign the URLs."),
+            ("user", "OK, private bucket with presigned URLs."),
+        )
+    )
+    assert _labels(cands, NodeType.DECISION) == ["private bucket with presigned URLs"]
+
+
+def test_bare_topic_after_ok_is_not_a_decision() -> None:
+    assert _labels(_one("ok so the text-to-sql fine-tune."), NodeType.DECISION) == []
+
+
+def test_pasted_error_is_the_error_not_the_sentence_introducing_it() -> None:
+    text = "Uploading from my phone blows up though:\n```\nPIL.UnidentifiedImageError: cannot identify image file <_io.BytesIO object at 0x7f>\n```"
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "PIL.UnidentifiedImageError: cannot identify image file"
+    ]
+
+
+def test_quoted_error_message_in_prose_is_the_error() -> None:
+    cands = _one("the connector fails and the error is `SSL error: certificate verify failed`")
+    assert _labels(cands, NodeType.ERROR) == ["SSL error: certificate verify failed"]
+
+
+def test_what_someone_else_says_is_not_a_task() -> None:
+    assert _labels(_one("He says the email sending works."), NodeType.TASK) == []
+
+
+def test_advice_from_the_assistant_is_not_a_fact() -> None:
+    text = "You could add a retry. Add a failure callback so every task gets it, it only fires on failure."
+    cands = _one(text, role="assistant")
+    assert [c for c in cands if c.type in (NodeType.TASK, NodeType.ERROR, NodeType.DECISION)] == []
+
+
+def test_agent_narration_reports_work_and_problems() -> None:
+    text = "Found it — the gRPC client had no dial timeout. Fixed by adding a 5 second timeout in client.go."
+    cands = extract(_turns(("user", "The integration test hangs forever"), ("assistant", text)))
+    assert "adding a 5 second timeout in client.go" in _labels(
+        cands, NodeType.TASK, Status.COMPLETED
+    )
+    resolved = _labels(cands, NodeType.ERROR, Status.COMPLETED)
+    assert "The integration test hangs forever" in resolved
+
+
+def test_recap_restating_facts_adds_no_new_labels() -> None:
+    cands = extract(
+        _turns(
+            ("user", "Completed: Stripe extraction DAG. Fixed: timezone bug in daily partitions."),
+            ("assistant", "Recap:\n- Completed: Stripe extraction DAG, timezone fix."),
+        )
+    )
+    assert [c.label for c in cands if c.evidence.position == 1] == []
+
+
+def test_reason_clause_after_a_decision_is_not_an_error() -> None:
+    text = "We're switching to running tests on every PR; the nightly-only setup let a broken model through."
+    cands = _one(text)
+    assert _labels(cands, NodeType.ERROR) == []
+    assert _labels(cands, NodeType.DECISION) == ["switching to running tests on every PR"]
+
+
+def test_status_words_do_not_make_two_tasks_duplicates() -> None:
+    cands = extract(
+        _turns(
+            ("user", "SSO enforcement isn't built yet."),
+            ("user", "The help center article for SSO enforcement isn't written yet."),
+        )
+    )
+    assert len(_labels(cands, NodeType.TASK, Status.PENDING)) == 2

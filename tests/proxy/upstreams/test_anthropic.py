@@ -411,3 +411,38 @@ def test_a_loopback_anthropic_stream_translates_into_two_tool_calls(upstream):
     reply = assemble(chunks + translator.finish())
     assert [c["name"] for c in reply["tool_calls"]] == ["get_weather", "get_weather"]
     assert reply["finish"] == "tool_calls" and reply["usage"]["prompt_tokens"] > 0
+
+
+def test_cache_control_on_a_part_is_kept_for_prompt_caching():
+    part = {"type": "text", "text": "A long document.", "cache_control": {"type": "ephemeral"}}
+    block = translated(messages=[{"role": "user", "content": [part]}])["messages"][0]["content"][0]
+    assert block == {
+        "type": "text",
+        "text": "A long document.",
+        "cache_control": {"type": "ephemeral"},
+    }
+
+
+def test_thinking_blocks_stay_out_of_the_streamed_answer():
+    raw = sse_events(
+        {"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 5}}},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "thinking", "thinking": ""},
+        },
+        block_delta(0, "thinking_delta", thinking="Let me think."),
+        block_delta(0, "signature_delta", signature="EqQBCgIYAhIM"),
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        block_delta(1, "text_delta", text="42"),
+        {"type": "content_block_stop", "index": 1},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 9},
+        },
+        {"type": "message_stop"},
+    )
+    reply = assemble(translate(ADAPTER.stream("claude", include_usage=False), raw))
+    assert (reply["content"], reply["tool_calls"], reply["finish"]) == ("42", [], "stop")

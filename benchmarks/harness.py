@@ -1,0 +1,233 @@
+"""The proxy benchmarks' test bench: a throwaway database, a key, the loopback upstream, the app."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from statistics import mean
+
+from benchmarks import extraction
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+# Far above anything a benchmark sends in a minute: the limits are not what is measured.
+BENCH_REQUESTS_PER_MINUTE = 1_000_000
+BENCH_TOKENS_PER_MINUTE = 2_000_000_000
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def wait_listening(port: int, alive, timeout: float = 30.0) -> None:
+    """Block until something accepts TCP connections on ``port``; ``alive()`` false means it died."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive():
+            raise RuntimeError(f"the server meant for port {port} exited before listening")
+        with socket.socket() as sock:
+            if sock.connect_ex((HOST, port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listened on port {port} within {timeout:.0f} s")
+
+
+def stop_process(process: subprocess.Popen | None) -> None:
+    """Stop one process we started: SIGTERM, then SIGKILL if it lingers."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
+
+
+class Bench:
+    """Everything a proxy benchmark talks to, started in order and torn down in reverse.
+
+    The database is a SQLite file in a temp dir, chosen through ``DATABASE_URL`` before Django is
+    set up (so nothing touches the developer's db.sqlite3). The app runs in its own process under
+    uvicorn, as in production (DEBUG off). The loopback upstream runs in this process (its
+    ``requests`` then show what the proxy forwarded) or, with ``upstream_process``, in its own.
+    """
+
+    def __init__(self, mecw: int = 16_000, upstream_process: bool = False) -> None:
+        self.mecw = mecw
+        self.upstream_process = upstream_process
+        self.tmp = Path(tempfile.mkdtemp(prefix="tokenmizer-bench-"))
+        self.env = dict(
+            os.environ,
+            DATABASE_URL=f"sqlite:///{self.tmp / 'bench.sqlite3'}",
+            DEBUG="0",
+            SECRET_KEY=secrets.token_urlsafe(48),
+            LOG_LEVEL="WARNING",
+            DJANGO_SETTINGS_MODULE="tokenmizer_site.settings",
+        )
+        self.loopback = None  # the in-process LoopbackServer, when there is one
+        self.upstream_url = ""
+        self._upstream_proc: subprocess.Popen | None = None
+        self._proxy_proc: subprocess.Popen | None = None
+        self.proxy_url = ""
+        self.api_key = ""
+
+    def __enter__(self) -> Bench:
+        try:
+            self._setup_database()
+            self._start_upstream()
+            self._start_proxy()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _setup_database(self) -> None:
+        for name in ("DATABASE_URL", "DEBUG", "SECRET_KEY", "LOG_LEVEL", "DJANGO_SETTINGS_MODULE"):
+            os.environ[name] = self.env[name]  # read by settings.py, so before django.setup()
+        import django
+
+        django.setup()
+        from django.contrib.auth import get_user_model
+        from django.core.management import call_command
+
+        from memory.projects import create_project
+        from proxy.keys import create_key
+
+        call_command("migrate", verbosity=0, interactive=False)
+        user = get_user_model().objects.create_user("bench", password=secrets.token_urlsafe(16))
+        project = create_project("Proxy benchmark", user)
+        project.mecw = self.mecw
+        project.requests_per_minute = BENCH_REQUESTS_PER_MINUTE
+        project.tokens_per_minute = BENCH_TOKENS_PER_MINUTE
+        project.save()
+        self.project_pk = project.pk
+        _, self.api_key = create_key(user, project, "bench")
+
+    def _start_upstream(self) -> None:
+        if not self.upstream_process:
+            from proxy.loopback import LoopbackServer
+
+            self.loopback = LoopbackServer().start()
+            self.upstream_url = self.loopback.url
+            return
+        port = free_port()
+        self._upstream_proc = subprocess.Popen(
+            [sys.executable, "-m", "proxy.loopback", "--host", HOST, "--port", str(port)],
+            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        wait_listening(port, lambda: self._upstream_proc.poll() is None)
+        self.upstream_url = f"http://{HOST}:{port}"
+
+    def _start_proxy(self) -> None:
+        port = free_port()
+        env = dict(self.env, TOKENMIZER_UPSTREAM_URL=f"{self.upstream_url}/v1")
+        command = [
+            sys.executable, "-m", "uvicorn", "tokenmizer_site.asgi:application",
+            "--host", HOST, "--port", str(port), "--lifespan", "off",
+            "--log-level", "warning", "--no-access-log",
+        ]  # fmt: skip
+        self._proxy_log = open(self.tmp / "proxy.log", "wb")  # noqa: SIM115 (closed in close())
+        self._proxy_proc = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=self._proxy_log, stderr=subprocess.STDOUT
+        )
+        wait_listening(port, lambda: self._proxy_proc.poll() is None)
+        self.proxy_url = f"http://{HOST}:{port}"
+
+    def proxy_log(self) -> str:
+        """What the proxy process wrote (warnings and errors), for the report."""
+        path = self.tmp / "proxy.log"
+        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+    def close(self) -> None:
+        if self._proxy_proc is not None and self._proxy_proc.poll() is not None:
+            tail = "\n".join(self.proxy_log().splitlines()[-30:])
+            progress(f"the proxy process exited early (code {self._proxy_proc.returncode}); its log:\n{tail}")
+        stop_process(self._proxy_proc)
+        if getattr(self, "_proxy_log", None):
+            self._proxy_log.close()
+        stop_process(self._upstream_proc)
+        if self.loopback is not None:
+            self.loopback.stop()
+            self.loopback = None
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def headers(self, session_id: str | None = None) -> dict[str, str]:
+        out = {"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"}
+        if session_id:
+            out["X-Session-Id"] = session_id
+        return out
+
+
+# --- result-file conventions (as benchmarks.extraction) ------------------------------------------
+
+
+def working_tree_changes() -> list[str] | None:
+    """Files changed since the commit (the run measured them too), or None without git."""
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return [line[3:] for line in out.stdout.splitlines()] if out.returncode == 0 else None
+
+
+def run_metadata(benchmark: str) -> dict:
+    """What identifies a run: benchmark, code version, commit, date, machine, Python."""
+    return {
+        "benchmark": benchmark,
+        "format": 1,
+        "code_version": extraction.code_version(),
+        "git_commit": extraction.git_commit(),
+        "working_tree_changes": working_tree_changes(),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {
+            "platform": platform.platform(),
+            "processor": platform.machine(),
+            "cpu_count": os.cpu_count(),
+        },
+        "python": platform.python_version(),
+    }
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (None for no values)."""
+    return extraction.percentile(values, q) if values else None
+
+
+def summary_ms(values: list[float]) -> dict:
+    """p50/p95/p99, mean, min and max of timings in milliseconds."""
+    return {
+        "n": len(values),
+        "p50": percentile(values, 50),
+        "p95": percentile(values, 95),
+        "p99": percentile(values, 99),
+        "mean": mean(values) if values else None,
+        "min": min(values) if values else None,
+        "max": max(values) if values else None,
+    }
+
+
+def write_json(results: dict, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

@@ -201,6 +201,7 @@ def run_metadata(benchmark: str) -> dict:
             "platform": platform.platform(),
             "processor": platform.machine(),
             "cpu_count": os.cpu_count(),
+            "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
         },
         "python": platform.python_version(),
     }

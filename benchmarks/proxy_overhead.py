@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import sys
 import time
@@ -297,6 +298,7 @@ def run(requests: int, concurrency: int, max_seconds: float, show: bool = True) 
             if show:
                 progress(f"  {out['errors']} errors, TTFB p50 {out['ttfb_ms']['p50']:.1f} ms, p95 {out['ttfb_ms']['p95']:.1f} ms")
         results["proxy_log"] = [ln for ln in bench.proxy_log().splitlines() if "kombu" not in ln][-20:]
+    results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     results["verdict"] = verdict(results)
     return results
 

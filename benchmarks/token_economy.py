@@ -401,7 +401,16 @@ def _count(message: dict) -> int:
     return count_message(message, MODEL)
 
 
-def run_session(bench, turns: list[Turn], session_id: str, deadline: float, show: bool) -> dict:
+# The two ways the history grows. "scripted": the scripted assistant turn follows the user turn, as
+# the brief defines it; the upstream's own reply (the loopback's echo), which the proxy recorded,
+# never comes back. "reply_kept": the client keeps the upstream's short reply before the scripted
+# turn, so the history it resends always extends what the proxy recorded, as a real client's does.
+VARIANTS = {"scripted": False, "reply_kept": True}
+
+
+def run_session(
+    bench, turns: list[Turn], session_id: str, keep_reply: bool, deadline: float, show: bool
+) -> dict:
     """Send the session through the proxy turn by turn; what the loopback received, per turn."""
     import httpx
 
@@ -437,11 +446,19 @@ def run_session(bench, turns: list[Turn], session_id: str, deadline: float, show
                 if len(failures) == 5:
                     raise RuntimeError(f"5 failed requests in a row, the last: {response.text[:300]}")
             previous, previous_full = (forwarded or None), sent
-            history = [*sent, *turn.replies]
+            reply = _reply(response) if keep_reply else None
+            history = [*sent, *([reply] if reply else []), *turn.replies]
             if show and (t % 25 == 0 or t == len(turns)):
                 r = rows[-1]
-                print(f"token economy: turn {t}/{len(turns)}, {r['full_tokens']:,} → {r['forwarded_tokens']:,} tokens, {ms:.0f} ms", file=sys.stderr, flush=True)
+                print(f"token economy ({session_id}): turn {t}/{len(turns)}, {r['full_tokens']:,} → {r['forwarded_tokens']:,} tokens, {ms:.0f} ms", file=sys.stderr, flush=True)
     return {"turns": rows, "checks": checks}
+
+
+def _reply(response) -> dict | None:
+    if response.status_code != 200:
+        return None
+    message = response.json()["choices"][0]["message"]
+    return {"role": "assistant", "content": message.get("content") or ""}
 
 
 def aggregate(rows: list[dict], mecw: int) -> dict:
@@ -518,14 +535,18 @@ def run(turns: int = TURNS, mecw: int = MECW, max_seconds: float = 3000, show: b
     results = run_metadata("token_economy")
     results.update(model=MODEL, tokenizer="cl100k_base (memory.graph.tokens)", mecw=mecw, session=session_facts(session))
     deadline = time.monotonic() + max_seconds
+    results["profile"] = "embedded (SQLite, eager extraction), app under uvicorn in its own process"
+    results["variants"] = {}
     with Bench(mecw=mecw) as bench:
-        results["profile"] = "embedded (SQLite, eager extraction), app under uvicorn in its own process"
-        measured = run_session(bench, session, "token-economy", deadline, show)
-        results["store"] = store_stats("token-economy")
+        for name, keep_reply in VARIANTS.items():
+            measured = run_session(bench, session, name, keep_reply, deadline, show)
+            results["variants"][name] = {
+                "aggregate": aggregate(measured["turns"], mecw),
+                "checks": measured["checks"],
+                "store": store_stats(name),
+                "turns": measured["turns"],
+            }
         results["proxy_log"] = [line for line in bench.proxy_log().splitlines() if "kombu" not in line][-20:]
-    results["aggregate"] = aggregate(measured["turns"], mecw)
-    results["checks"] = measured["checks"]
-    results["turns"] = measured["turns"]
     return results
 
 
@@ -538,15 +559,56 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}%"
 
 
+def _budget_rows(variants: dict, mecw: int) -> list[list[str]]:
+    def row(name: str, floor: str, value) -> list[str]:
+        return [name, *(value(v["aggregate"]) for v in variants.values()), floor]
+
+    return [
+        row("requests answered", "all", lambda a: f"{a['answered']} / {a['requests']}"),
+        row("forwarded requests over the MECW", "0", lambda a: str(len(a["over_budget_turns"]))),
+        row("largest forwarded request (tokens)", f"≤ {mecw:,}", lambda a: f"{a['max_forwarded_tokens']:,}"),
+        row("compacted requests (first at turn)", "", lambda a: f"{a['compacted_requests']} ({a['first_compacted_turn']})"),
+        row("cumulative tokens, resending everything", "", lambda a: f"{a['cumulative_full_tokens']:,}"),
+        row("cumulative tokens forwarded", "", lambda a: f"{a['cumulative_forwarded_tokens']:,}"),
+        row("ratio", f"≥ {RATIO_FLOOR:.0f}×", lambda a: f"{a['savings_ratio']:.1f}×" if a["savings_ratio"] else "–"),
+        row("prefix share, tokens: mean / median", "", lambda a: f"{_pct(a['prefix_share']['tokens'].get('mean'))} / {_pct(a['prefix_share']['tokens'].get('median'))}"),
+        row("prefix share, messages: mean / median", "", lambda a: f"{_pct(a['prefix_share']['messages'].get('mean'))} / {_pct(a['prefix_share']['messages'].get('median'))}"),
+        row("prefix share of compacted requests, tokens: mean / median", "", lambda a: f"{_pct(a['prefix_share']['tokens_compacted_only'].get('mean'))} / {_pct(a['prefix_share']['tokens_compacted_only'].get('median'))}"),
+        row("requests sharing only the system prompt with the previous", "", lambda a: str(a["prefix_share"]["system_prompt_only_requests"])),
+        row("prefix share if resending everything, tokens: mean / median", "", lambda a: f"{_pct(a['full_history_prefix_share']['tokens'].get('mean'))} / {_pct(a['full_history_prefix_share']['tokens'].get('median'))}"),
+        row("proxy round trip, median / max (ms)", "", lambda a: f"{a['proxy_ms']['median']:.0f} / {a['proxy_ms']['max']:.0f}"),
+    ]  # fmt: skip
+
+
+def _recall_lines(name: str, variant: dict) -> list[str]:
+    from benchmarks.report import table
+
+    rows = []
+    for c in variant["checks"]:
+        rows.append([
+            str(c["turn"]), f"{c['resume_tokens']:,}",
+            *(f"{_pct(c[src]['decisions']['recall'])} of {c['decisions_in_force']}" for src in ("forwarded", "resume_block", "full_history")),
+            *(f"{_pct(c[src]['open_tasks']['recall'])} of {c['open_tasks']}" for src in ("forwarded", "resume_block", "full_history")),
+        ])  # fmt: skip
+    lines = [f"### {name}", ""]
+    lines += table(["turn", "resume tokens", "decisions: forwarded", "resume only", "full history",
+                    "open tasks: forwarded", "resume only", "full history"], rows)  # fmt: skip
+    for c in variant["checks"]:
+        misses = c["forwarded"]["decisions"]["misses"] + c["forwarded"]["open_tasks"]["misses"]
+        if misses:
+            lines += ["", f"Missed at turn {c['turn']}: " + "; ".join(f"“{m}”" for m in misses)]
+    return lines + [""]
+
+
 def markdown(results: dict) -> str:
     from benchmarks.report import table
 
-    a, s, p = results["aggregate"], results["session"], results["aggregate"]["prefix_share"]
-    ratio = a["savings_ratio"]
+    s, variants = results["session"], results["variants"]
     lines = [
         f"# Token economy — {s['turns']}-turn generated session through the proxy (MECW {results['mecw']:,})",
         "",
-        f"tokenmizer {results['code_version']}, commit {results['git_commit'] or 'none'}, {results['date']}, "
+        f"tokenmizer {results['code_version']}, commit {results['git_commit'] or 'none'}"
+        f"{' (working tree changed)' if results.get('working_tree_changes') else ''}, {results['date']}, "
         f"Python {results['python']}, {results['machine']['platform']} ({results['machine']['cpu_count']} CPUs); "
         f"{results['profile']}. Tokens: {results['tokenizer']}, `count_messages` of what the loopback upstream received.",
         "",
@@ -554,61 +616,34 @@ def markdown(results: dict) -> str:
         f"({s['mean_tokens_per_turn']:.0f} per turn, {s['tool_results']} tool results), {s['decisions']} decisions "
         f"({s['replacements']} later replaced), {s['tasks']} tasks.",
         "",
-        "## Budget and cumulative tokens",
+        "Variants: **scripted** — each request is the history plus the new user turn, and the history then grows "
+        "by the scripted assistant turn (the upstream's echo, which the proxy recorded as the reply, never comes "
+        "back); **reply_kept** — the same, but the client keeps the upstream's short reply before the scripted "
+        "turn, so what it resends always extends what the proxy recorded.",
         "",
-        *table(["measure", "value", "floor"], [
-            ["requests answered", f"{a['answered']} / {a['requests']}", "all"],
-            ["forwarded requests over the MECW", str(len(a["over_budget_turns"])), "0"],
-            ["largest forwarded request", f"{a['max_forwarded_tokens']:,} tokens", f"≤ {results['mecw']:,}"],
-            ["compacted requests (first at turn)", f"{a['compacted_requests']} ({a['first_compacted_turn']})", ""],
-            ["cumulative tokens, resending everything", f"{a['cumulative_full_tokens']:,}", ""],
-            ["cumulative tokens forwarded", f"{a['cumulative_forwarded_tokens']:,}", ""],
-            ["ratio", f"{ratio:.1f}×" if ratio else "–", f"≥ {RATIO_FLOOR:.0f}×"],
-            ["proxy round trip, median / max", f"{a['proxy_ms']['median']:.0f} / {a['proxy_ms']['max']:.0f} ms", ""],
-        ]),  # fmt: skip
+        "Prefix share of a request: its leading messages identical to the previous forwarded request's, as a "
+        "share of its messages and of its message tokens (framing included, reply priming not): at most what a "
+        "provider's prompt cache can reuse.",
         "",
-        "## Prefix stability (prompt-cache friendliness)",
+        "## Budget, cumulative tokens, prefix stability",
         "",
-        "Prefix share of a request: the leading messages identical to the previous forwarded request's, "
-        "as a share of the request's messages and of its message tokens (framing included, reply priming not). "
-        "A provider's prompt cache can reuse at most that share.",
-        "",
-        *table(["requests", "tokens mean", "tokens median", "messages mean", "messages median"], [
-            ["all forwarded", _pct(p["tokens"].get("mean")), _pct(p["tokens"].get("median")),
-             _pct(p["messages"].get("mean")), _pct(p["messages"].get("median"))],
-            ["compacted only", _pct(p["tokens_compacted_only"].get("mean")), _pct(p["tokens_compacted_only"].get("median")), "", ""],
-            ["resending everything (reference)", _pct(results["aggregate"]["full_history_prefix_share"]["tokens"].get("mean")),
-             _pct(results["aggregate"]["full_history_prefix_share"]["tokens"].get("median")), "", ""],
-        ]),  # fmt: skip
-        "",
-        f"Requests sharing nothing with the previous one: {p['zero_prefix_requests']}; only the system prompt: "
-        f"{p['system_prompt_only_requests']}.",
+        *table(["measure", *variants, "floor"], _budget_rows(variants, results["mecw"])),
         "",
         "## Recall of what the model received",
         "",
         "Labelled decisions in force and open tasks when the turn's request is sent, covered (benchmarks.scoring "
         "coverage relation) by a sentence of the forwarded messages' text; the resume block alone and the full "
-        "history (a check of the labels) beside it.",
+        "history (a check of the labels: 100%) beside it.",
         "",
     ]
-    rows = []
-    for c in results["checks"]:
-        rows.append([
-            str(c["turn"]), f"{c['resume_tokens']:,}",
-            *(f"{_pct(c[src]['decisions']['recall'])} of {c['decisions_in_force']}" for src in ("forwarded", "resume_block", "full_history")),
-            *(f"{_pct(c[src]['open_tasks']['recall'])} of {c['open_tasks']}" for src in ("forwarded", "resume_block", "full_history")),
-        ])  # fmt: skip
-    lines += table(["turn", "resume tokens", "decisions: forwarded", "resume only", "full history",
-                    "open tasks: forwarded", "resume only", "full history"], rows)  # fmt: skip
-    for c in results["checks"]:
-        misses = c["forwarded"]["decisions"]["misses"] + c["forwarded"]["open_tasks"]["misses"]
-        if misses:
-            lines += ["", f"Missed at turn {c['turn']}: " + "; ".join(f"“{m}”" for m in misses)]
-    st = results["store"]
-    lines += ["", "## What the proxy stored", "",
-              f"Transcript rows {st['transcript_messages']:,} (the client's history has {s['messages']:,} messages), "
-              f"diverged at position {st['diverged_at_position']}, high-water {st['high_water']}, "
-              f"{st['nodes']} graph nodes, {st['checkpoints']} checkpoints."]  # fmt: skip
+    for name, variant in variants.items():
+        lines += _recall_lines(name, variant)
+    lines += ["## What the proxy stored", ""]
+    lines += table(["variant", "transcript rows", "client's messages", "diverged at", "high-water", "graph nodes", "checkpoints"], [
+        [name, f"{v['store']['transcript_messages']:,}", f"{s['messages']:,}", str(v["store"]["diverged_at_position"]),
+         str(v["store"]["high_water"]), str(v["store"]["nodes"]), str(v["store"]["checkpoints"])]
+        for name, v in variants.items()
+    ])  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -619,22 +654,28 @@ def chart(results: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = results["turns"]
-    turns = [r["turn"] for r in rows]
     fig, ax = plt.subplots(figsize=(9, 4.8), dpi=120)
-    ax.plot(turns, [r["full_tokens"] for r in rows], color="#8b949e", label="whole history (resend everything)")
-    ax.plot(turns, [r["forwarded_tokens"] for r in rows], color="#1f6feb", label="forwarded by the proxy")
-    ax.axhline(results["mecw"], color="#cf222e", linestyle="--", label=f"MECW {results['mecw']:,}")
-    for c in results["checks"]:
-        ax.axvline(c["turn"], color="#d29922", alpha=0.3, linewidth=1)
+    styles = {"scripted": ("#1f6feb", "-"), "reply_kept": ("#2da44e", "--")}
+    full_drawn = False
+    for name, variant in results["variants"].items():
+        rows = variant["turns"]
+        turns = [r["turn"] for r in rows]
+        if not full_drawn:
+            ax.plot(turns, [r["full_tokens"] for r in rows], color="#8b949e", label="whole history (resend everything)")
+            full_drawn = True
+        a = variant["aggregate"]
+        color, line = styles.get(name, ("#000000", ":"))
+        ax.plot(turns, [r["forwarded_tokens"] for r in rows], color=color, linestyle=line,
+                label=f"forwarded, {name}: {a['savings_ratio']:.1f}× fewer, {len(a['over_budget_turns'])} over budget")  # fmt: skip
+    ax.axhline(results["mecw"], color="#cf222e", linestyle=":", label=f"MECW {results['mecw']:,}")
+    for turn in CHECK_TURNS:
+        ax.axvline(turn, color="#d29922", alpha=0.3, linewidth=1)
     ax.set_yscale("log")
-    ax.set_xlabel("turn")
+    ax.set_xlabel("turn (recall checked at the orange lines)")
     ax.set_ylabel("prompt tokens per request (log)")
-    a = results["aggregate"]
-    ax.set_title(f"Token economy: {a['savings_ratio']:.1f}× fewer tokens over {len(rows)} turns, "
-                 f"{len(a['over_budget_turns'])} over budget")  # fmt: skip
+    ax.set_title(f"Token economy: {results['session']['turns']}-turn session through the proxy")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(loc="upper left")
+    ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -659,9 +700,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     results = run(args.turns, MECW, args.max_seconds, show=not args.quiet)
     paths = write_all(results, args.out)
-    a = results["aggregate"]
-    print(f"ratio {a['savings_ratio']:.1f}×, {len(a['over_budget_turns'])} over budget; wrote "
-          + ", ".join(map(str, paths)), file=sys.stderr)  # fmt: skip
+    ratios = ", ".join(f"{k} {v['aggregate']['savings_ratio']:.1f}×" for k, v in results["variants"].items())
+    print(f"ratio {ratios}; wrote " + ", ".join(map(str, paths)), file=sys.stderr)
     return 0
 
 

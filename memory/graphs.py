@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 
 from django.db import transaction
 
-from memory.graph import pipeline
+from memory import notify
+from memory.graph import importance, pipeline
 from memory.graph.types import Edge as GraphEdge
 from memory.graph.types import (
     EXTRACTOR,
@@ -86,6 +87,11 @@ def _load(session: Session) -> tuple[Graph, dict]:
 
 def load_graph(session: Session) -> Graph:
     return _load(session)[0]
+
+
+def load_with_rows(session: Session) -> tuple[Graph, dict]:
+    """The graph and its node rows by key, to hand back to ``save_graph``."""
+    return _load(session)
 
 
 def _row_values(node: GraphNode, message_ids: dict[int, int]) -> dict:
@@ -204,8 +210,32 @@ def extract_session(session_id: int, now: float | None = None) -> int | None:
             return None
         if not session.messages.filter(position__gt=session.high_water).exists():
             return 0
-        graph, rows = _load(session)
+        graph, rows = load_with_rows(session)
         turns = turns_of(session, after=session.high_water - pipeline.CONTEXT_TURNS)
         candidates = pipeline.extract_into(graph, turns, now if now is not None else time.time())
-        save_graph(session, graph, rows)
+        if save_graph(session, graph, rows):
+            notify.graph_changed(session)
         return len(candidates)
+
+
+def _maintain(session_id: int, change) -> bool | None:
+    with transaction.atomic():
+        session = Session.objects.select_for_update().filter(pk=session_id).first()
+        if session is None:
+            return None
+        graph, rows = load_with_rows(session)
+        change(graph)
+        changed = save_graph(session, graph, rows)
+        if changed:
+            notify.graph_changed(session)
+        return changed
+
+
+def decay_session(session_id: int, now: float) -> bool | None:
+    """Importance as of ``now``, from timestamps: running it twice changes nothing."""
+    return _maintain(session_id, lambda graph: importance.decay(graph, now))
+
+
+def prune_session(session_id: int, cap: int, now: float) -> bool | None:
+    """Archive and remove the least important nodes above ``cap``; never protected ones."""
+    return _maintain(session_id, lambda graph: importance.prune(graph, cap, now))

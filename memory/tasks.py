@@ -1,14 +1,26 @@
-"""Celery tasks of the memory app: thin wrappers taking ids."""
+"""Celery tasks of the memory app: thin wrappers taking ids, idempotent, retried on transient errors."""
 
 from __future__ import annotations
 
+import logging
+import time
+from datetime import timedelta
+
 from celery import shared_task
+from django.conf import settings
+from django.db import DatabaseError, transaction
+from django.db.models import F
+from django.utils import timezone
 
 from memory import checkpoints, graphs
 from memory.models import Session
 
+log = logging.getLogger(__name__)
+# Safe to run twice (high-water marks, unique keys), so a redelivered or retried job does no harm.
+JOB = dict(acks_late=True, autoretry_for=(DatabaseError,), max_retries=3, retry_backoff=True)
 
-@shared_task(acks_late=True, max_retries=3, retry_backoff=True)
+
+@shared_task(**JOB)
 def extract_session(session_id: int) -> int | None:
     """Extract new messages, then checkpoint if the session passed its compaction threshold."""
     extracted = graphs.extract_session(session_id)
@@ -20,9 +32,60 @@ def extract_session(session_id: int) -> int | None:
     return extracted
 
 
-@shared_task(acks_late=True, max_retries=3, retry_backoff=True)
+@shared_task(**JOB)
 def create_checkpoint(session_id: int) -> int | None:
     session = Session.objects.filter(pk=session_id).first()
     if session is None:
         return None
     return checkpoints.save_checkpoint(session).pk
+
+
+def enqueue_extraction(session_id: int) -> None:
+    """After commit, queue the session's extraction; if the broker is down, extract inline.
+
+    Either way nothing is lost: the messages are stored and the session's high-water mark says
+    what is still to read, which ``extract_pending`` catches up on as well.
+    """
+
+    def send() -> None:
+        try:
+            extract_session.delay(session_id)
+        except Exception:
+            log.warning("broker unavailable: extracting session %s inline", session_id)
+            extract_session(session_id)
+
+    transaction.on_commit(send)
+
+
+@shared_task(**JOB)
+def extract_pending() -> int:
+    """Periodic: queue every session with messages its graph has not read yet."""
+    behind = Session.objects.filter(messages__position__gt=F("high_water")).distinct()
+    ids = list(behind.values_list("pk", flat=True))
+    for session_id in ids:
+        extract_session.delay(session_id)
+    return len(ids)
+
+
+def _active_sessions() -> list[int]:
+    since = timezone.now() - timedelta(days=settings.TOKENMIZER_ACTIVE_DAYS)
+    recent = Session.objects.filter(messages__created_at__gte=since).distinct()
+    return list(recent.values_list("pk", flat=True))
+
+
+@shared_task(**JOB)
+def decay_importance() -> int:
+    """Periodic: importance of every active session's nodes as of now."""
+    now, ids = time.time(), _active_sessions()
+    for session_id in ids:
+        graphs.decay_session(session_id, now)
+    return len(ids)
+
+
+@shared_task(**JOB)
+def prune_graphs() -> int:
+    """Periodic: keep each active session's graph under the node cap."""
+    now, ids = time.time(), _active_sessions()
+    for session_id in ids:
+        graphs.prune_session(session_id, settings.TOKENMIZER_GRAPH_NODE_CAP, now)
+    return len(ids)

@@ -16,6 +16,7 @@ from proxy import keys, limits, relay, sessions
 from proxy.errors import ProxyError
 from proxy.upstreams import adapter_for, resolve
 from proxy.validation import parse_chat_request
+from tokenmizer_site import logs
 
 log = logging.getLogger("tokenmizer.proxy")
 
@@ -148,6 +149,7 @@ ROUTES = {("POST", "/v1/chat/completions"): chat_completions, ("GET", "/v1/model
 async def application(scope, receive, send) -> None:
     """The ASGI entry point for every path under /v1/."""
     request_id = uuid.uuid4().hex
+    logs.request_id.set(request_id)
     handler = ROUTES.get((scope["method"], scope["path"].rstrip("/")))
     try:
         if handler is None:

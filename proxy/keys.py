@@ -73,7 +73,11 @@ def authenticate(authorization: str | None) -> ApiKey:
 
 def _touch(key: ApiKey) -> None:
     # A cache marker keeps this to one UPDATE per key per minute, not one per request.
-    if cache.add(f"tmz:key-used:{key.pk}", 1, LAST_USED_EVERY_S):
+    try:
+        due = cache.add(f"tmz:key-used:{key.pk}", 1, LAST_USED_EVERY_S)
+    except Exception:  # the cache (Redis) is down: skip the bookkeeping, serve the request
+        return
+    if due:
         now = timezone.now()
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
         key.last_used_at = now

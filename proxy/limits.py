@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 from django.core.cache import cache
 
+log = logging.getLogger(__name__)
 WINDOW_S = 60
 
 
@@ -21,10 +23,18 @@ def _window_counter(name: str, amount: int, now: float) -> int:
 
 
 def retry_after(key_id: int, rpm: int, tpm: int, tokens: int, now: float | None = None) -> int | None:
-    """Count this request; the seconds to wait if it goes over either limit, else None."""
+    """Count this request; the seconds to wait if it goes over either limit, else None.
+
+    With the cache (Redis) unreachable the request is let through: limits protect spend, and a
+    user's request must not fail because of them.
+    """
     now = time.time() if now is None else now
-    requests = _window_counter(f"{key_id}:req", 1, now)
-    used = _window_counter(f"{key_id}:tok", tokens, now)
+    try:
+        requests = _window_counter(f"{key_id}:req", 1, now)
+        used = _window_counter(f"{key_id}:tok", tokens, now)
+    except Exception:
+        log.warning("rate-limit cache unavailable; letting the request through")
+        return None
     if requests > rpm or used > tpm:
         return max(1, int(WINDOW_S - now % WINDOW_S))
     return None

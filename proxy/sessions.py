@@ -123,7 +123,7 @@ def record_exchange(
             history = messages + ([reply] if reply and (reply.get("content") or reply.get("tool_calls")) else [])
             recorded = transcripts.record_messages(session, history, usage.get("model"))
             if recorded.new:
-                transaction.on_commit(lambda: tasks.extract_session.delay(session_pk))
+                tasks.enqueue_extraction(session_pk)
         RequestLog.objects.create(project_id=key.project_id, api_key=key, session_id=session_pk, **usage)
 
 

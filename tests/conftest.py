@@ -25,3 +25,69 @@ def project(alice):
 @pytest.fixture
 def session(project, alice):
     return Session.objects.create(project=project, user=alice, external_id="sess-1")
+
+
+def _test_database_url() -> str:
+    from django.db import connection
+
+    s = connection.settings_dict
+    return f"postgres://{s['USER']}@{s['HOST']}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def production_services(django_db_setup, django_db_blocker):
+    """On the production profile (PostgreSQL, Redis): a clean Redis and a real Celery worker.
+
+    The worker is a separate process on the test database, so jobs run as they do in production.
+    On the embedded profile Celery runs eagerly and nothing is started.
+    """
+    from django.conf import settings
+
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        yield None
+        return
+    import redis
+
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    with django_db_blocker.unblock():
+        url = _test_database_url()
+    worker = start_worker(url)
+    yield worker
+    stop_worker(worker)
+    with django_db_blocker.unblock():
+        from django.db import connection
+
+        with connection.cursor() as cursor:  # connections left by server threads block DROP DATABASE
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+
+
+def start_worker(database_url: str, *extra: str):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from tokenmizer_site.celery import app
+
+    env = {**os.environ, "DATABASE_URL": database_url, "TOKENMIZER_VISIBILITY_TIMEOUT_S": "5"}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "tokenmizer_site", "worker", "--loglevel=WARNING",
+         "--concurrency=1", "--without-gossip", "--without-mingle", *extra],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not app.control.ping(timeout=0.5):
+        assert worker.poll() is None, "the Celery worker exited at start-up"
+        assert time.monotonic() < deadline, "the Celery worker did not answer a ping in 30 s"
+    return worker
+
+
+def stop_worker(worker) -> None:
+    worker.terminate()
+    try:
+        worker.wait(timeout=15)
+    except Exception:
+        worker.kill()

@@ -122,6 +122,8 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
+    # How long an unacknowledged job waits before another worker gets it (e.g. after a crash).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("TOKENMIZER_VISIBILITY_TIMEOUT_S", 300)}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -129,6 +131,17 @@ else:
     CELERY_RESULT_BACKEND = None
     CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True  # a killed worker's job goes back to the queue
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_PUBLISH_RETRY = False  # with the broker down, fail fast and extract inline instead
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE = {
+    "extract-pending": {"task": "memory.tasks.extract_pending", "schedule": 60.0},
+    "decay-importance": {"task": "memory.tasks.decay_importance", "schedule": 3600.0},
+    "prune-graphs": {"task": "memory.tasks.prune_graphs", "schedule": 3600.0},
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -141,7 +154,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "dashboard:login"
+LOGIN_REDIRECT_URL = "dashboard:project-list"
+LOGOUT_REDIRECT_URL = "dashboard:login"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -155,13 +170,22 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 TOKENMIZER_DEFAULT_MECW = env_int("TOKENMIZER_DEFAULT_MECW", 16_000)
 TOKENMIZER_CHECKPOINT_RATIO = float(env_str("TOKENMIZER_CHECKPOINT_RATIO", "0.85"))
 TOKENMIZER_GRAPH_NODE_CAP = env_int("TOKENMIZER_GRAPH_NODE_CAP", 2_000)
+TOKENMIZER_ACTIVE_DAYS = env_int("TOKENMIZER_ACTIVE_DAYS", 7)  # decay and pruning look this far back
 
+LOG_FORMAT = env_str("TOKENMIZER_LOG_FORMAT", "plain" if DEBUG else "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"context": {"()": "tokenmizer_site.logs.RequestContext"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {"()": "tokenmizer_site.logs.JsonLines"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context"]}
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
 }
 
 # The proxy.

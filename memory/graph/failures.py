@@ -90,6 +90,8 @@ def _line_score(line: str) -> int:
         return 3
     if re.search(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b", text):
         return 3
+    if re.match(r"FAIL\s+\S", text):
+        return 2  # a test runner's "FAIL src/x.test.ts": which suite failed
     if re.search(r"\b(?:FAILED|Failed|failed)\b", text) and not re.search(
         r"\b(?:cannot|could not|not found|denied|killed)\b", text, re.IGNORECASE
     ):
@@ -107,7 +109,7 @@ def error_line_label(line: str) -> str:
     text = re.sub(r"^\[?Error:\s*(.*?)\]?$", r"\1", text) if text.startswith("[Error") else text
     text = re.sub(r"^Caused by:\s*", "", text)
     text = _NOISE_TAIL.sub("", text)
-    pieces = re.split(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z])", text)
+    pieces = re.split(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z0-9])", text)
     first = next((p for p in pieces if _STRONG.search(p)), pieces[0])
     words = first.split()
     if len(words) > MAX_ERROR_WORDS:
@@ -171,7 +173,7 @@ def is_strong_problem(clause: str) -> bool:
 _UNAMBIGUOUS = re.compile(
     r"\bkeeps? (?:returning|failing|crashing|timing out|throwing)\b|\breturns? (?:a )?[45]\d\d\b|"
     r"\b(?:crash(?:es|ed)|hangs|blows up|blew up|fell over|falls over|is timing out|times out|"
-    r"slipped|dropped (?:by|from) \d)",
+    r"slipped|slips|slipping|dropped (?:by|from) \d)",
 )
 
 

@@ -25,8 +25,10 @@ _SUBJECT = re.compile(
     r"already|only|actually)\s+)?",
     re.IGNORECASE,
 )
-# Markdown emphasis and code ticks around words; underscores inside identifiers stay.
-_DECORATION = re.compile(r"(?<![\w*`])[`*_]{1,3}(?=[^\s_])|(?<=[^\s_])[`*_]{1,3}(?![\w*`])|`")
+# Markdown emphasis and code ticks around words. Underscores go only in pairs ("_word_"), so an
+# identifier such as "_serialize_state" keeps its own.
+_DECORATION = re.compile(r"(?<![\w*`])\*{1,3}(?=\S)|(?<=\S)\*{1,3}(?![\w*`])|`")
+_UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w])_([^_\s][^_]*?)_(?![\w])")
 _TRAILING = re.compile(
     r"(?:[\s,;:.!?\-—–]+|\s+(?:anyway|then|though|too|as well|in the end|tbh|lol|haha|now though|"
     r"after all|for sure|i guess|i think|right away|either))+$",
@@ -77,6 +79,11 @@ _STATUS_WORDS = frozenset(
 )
 
 
+def strip_filler(text: str) -> str:
+    """Drop the interjections and discourse markers opening a clause, keeping its subject."""
+    return _FILLER.sub("", text).lstrip(" ,.;:-")
+
+
 @lru_cache(maxsize=8192)
 def strip_leading(text: str) -> str:
     """Drop interjections, discourse markers and the subject that open a clause."""
@@ -90,7 +97,7 @@ def strip_leading(text: str) -> str:
 
 def clean(text: str, max_words: int = MAX_LABEL_WORDS) -> str:
     """A label from a clause: no decoration, filler, subject or trailing punctuation; bounded."""
-    text = _DECORATION.sub("", text)
+    text = _UNDERSCORE_EMPHASIS.sub(r"\1", _DECORATION.sub("", text))
     text = " ".join(text.split())
     text = strip_leading(text)
     text = _LEADING_ADVERBIAL.sub("", text)
@@ -154,14 +161,18 @@ def is_usable(label: str) -> bool:
     tokens = label.lower().split()
     if len(tokens) <= 2 and tokens[-1] in _PRONOUNS:
         return False
-    if tokens[0] in ("that's", "it's", "this's") and len(tokens) <= 3:
-        return False  # "that's on Tom": the fact is in the sentence before
-    # "done that twice already", "it starts fine": a pronoun and adverbs say nothing on their own.
     rest = [t.strip(".,") for t in tokens if t not in _PRONOUNS]
+    if tokens[0] in ("that's", "it's", "this's") and (
+        len(tokens) <= 3
+        or all(t in _EMPTY_WORDS or t in _ADVERBS or t in _LINKS for t in tokens[1:])
+    ):
+        return False  # "that's on Tom", "that's for next week": the fact is in the sentence before
+    # "done that twice already", "it starts fine": a pronoun and adverbs say nothing on their own.
     trivial = all(t in _ADVERBS or t in _EMPTY_WORDS for t in rest[1:])
     return not (len(tokens) > len(rest) and trivial)
 
 
+_LINKS = frozenset("for next the on until after by this that".split())
 _ADVERBS = frozenset(
     "twice already again now yet too before today yesterday fine properly anyway more less "
     "well better worse there here up out off in on away back".split()

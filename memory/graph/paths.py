@@ -158,3 +158,20 @@ def find_endpoints(text: str) -> list[str]:
 
 def is_endpoint(label: str) -> bool:
     return bool(_ENDPOINT.fullmatch(label.strip()))
+
+
+# A verb of touching files followed only by paths: the paths are the facts, not a task.
+_PATH_VERB = re.compile(
+    r"^(?:(?:also\s+)?(?:updated?|updating|created?|creating|add(?:ed|ing)?|modif(?:y|ied)|"
+    r"edit(?:ed)?|chang(?:e|ed)|touch(?:ed)?|wrote|writ(?:e|ing)|will add|working on|"
+    r"files? (?:updated|touched)))\s+",
+    re.IGNORECASE,
+)
+_FILLER_WORDS = re.compile(r"\b(?:the|and|both|file|files|also|a|new)\b|[,`]")
+
+
+def names_only_files(text: str) -> bool:
+    """Whether a clause names nothing but files ("Updated src/a.ts and b.json")."""
+    rest = _FILLER_WORDS.sub(" ", _PATH_VERB.sub("", text.strip(), count=1))
+    words = rest.split()
+    return bool(words) and all(find_paths(w) for w in words)

@@ -44,6 +44,10 @@ MARKERS: dict[str, tuple[str, ...]] = {
         "to do",
         "to-do",
         "next",
+        "action items",
+        "action item",
+        "follow-ups",
+        "todos",
         "next up",
         "up next",
         "next steps",
@@ -70,7 +74,11 @@ MARKERS: dict[str, tuple[str, ...]] = {
         "bug",
         "bugs",
         "issue",
+        "issues",
         "problem",
+        "problems",
+        "known issues",
+        "open issues",
         "failure",
         "exception",
         "crash",
@@ -95,7 +103,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
 
 # Summary headings: what follows restates facts already logged, so it adds nothing new.
 RECAP_HEADINGS = re.compile(
-    r"^\s*(?:\*\*)?(?:recap|summary|to summari[sz]e|in summary|status|where we are|so far|"
+    r"^\s*(?:\*\*)?(?:recap|summary|to summari[sz]e|in summary|where we are|so far|"
     r"standup notes?|tl;?dr)\b",
     re.IGNORECASE,
 )
@@ -103,6 +111,17 @@ RECAP_HEADINGS = re.compile(
 # Words opening a clause that carry no content: interjections, discourse markers, hedges.
 # Discourse markers that open a clause and carry no content ("so", "honestly", "I think").
 LEADING_FILLER = (
+    "yesterday",
+    "today",
+    "this morning",
+    "last night",
+    "earlier",
+    "ahh",
+    "ohh",
+    "oops",
+    "whoa",
+    "wow",
+    "phew",
     "hey",
     "hi",
     "hello",
@@ -275,6 +294,8 @@ DECISION = _lexicon(
     r"\broll(?:ing)? back\b",
     r"\bpartitioned by\b",
     r"\bstarted with\b",
+    r"\bended up (?:with|going|using|on|\w+ing)\b",
+    r"\b(?:is|are) (?:in|out) for (?:q\d|the|this|next|v\d|launch|release)\b",
     r"\bleav(?:e|ing) \S+(?: \S+){0,4} (?:as|out of|at|alone)\b",
     r"\b(?:we're|we are) (?!on\b|in\b|at\b|seeing\b|getting\b|having\b|still\b)\w+ing\b",
     r"\b(?:is|are|will be) (?:on )?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
@@ -293,9 +314,9 @@ REASON = re.compile(
     re.IGNORECASE,
 )
 
-# Words naming what a decision replaces.
+# Words naming what a decision replaces ("in favour of" names the new option, so it is not here).
 REPLACES = re.compile(
-    r"\b(?:instead of|rather than|replacing|in place of|in favou?r of|over)\s+(.+)|"
+    r"\b(?:instead of|rather than|replacing|in place of)\s+(.+)|"
     r"\bswitch(?:ed|ing)? (?:over )?from\s+(.+?)\s+to\b|\bmov(?:e|ed|ing) from\s+(.+?)\s+to\b|"
     r"\bdropp(?:ed|ing)\s+(.+?)(?:\s+(?:for|in favou?r of)\b|$)",
     re.IGNORECASE,
@@ -352,6 +373,7 @@ DONE_STATE = _lexicon(
     r"is registered",
     r"(?:tests?|builds?|ci) (?:is |are )?(?:green|passing)",
     r"exists? now",
+    r"got (?:\w+ ){0,4}(?:working|running|going|fixed|done|passing|green|sorted)\b",
     r"(?:is|are) (?:now )?in \S+ now\b",
     r"shows? (?:\w+ )?now",
     r"sticks? around",
@@ -474,6 +496,12 @@ ERROR = _lexicon(
     r"blank|empty|sideways|cut off)\b",
     r"overlap(?:s|ping)?\b",
     r"(?:is|are|was|were) off by\b",
+    r"(?:doesn't|does not|didn't|won't) (?!need|want|matter|bother|have to|care|mind|seem to "
+    r"matter|hurt|help much|change)(?:\w+ )?(?:escape|handle|load|save|update|render|return|show|"
+    r"respect|close|release|retry|validate|match|support|connect|start|stop|compile|build|parse|"
+    r"detect|find|open|sync|refresh|redirect|work|fire|trigger|persist|apply)\b",
+    r"(?:over|under)fit\w*",
+    r"diverg(?:es|ed|ing)\b",
     r"reinstat\w*",
     r"resurrect\w*",
     r"(?:los(?:e|es|ing)|lost) (?:\w+ )?(?:data|rows|writes|updates|events|messages|state)\b",
@@ -516,6 +544,7 @@ def names_exception(text: str) -> bool:
     """Whether ``text`` names an exception type; a substring test first keeps this cheap."""
     return any(s in text for s in _EXCEPTION_SUFFIXES) and bool(EXCEPTION_NAME.search(text))
 
+
 # Lines of program output that report the failure (final line of a traceback, log errors).
 ERROR_LINE = re.compile(
     r"(?:^|[\s\[(])(?:(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b:?|fatal(?: error)?:|"
@@ -528,6 +557,7 @@ ERROR_META = re.compile(
     r"\b(?:error (?:handling|message|messages|budget|bars?|code 2\d\d|screen)|no errors?|"
     r"(?:0|zero|no) (?:errors?|duplicates?|failures?|crash\w*)|hang on|doesn't bother|"
     r"not (?:really )?(?:a|an) (?:\w+ )?(?:problem|issue|concern)|isn't a problem|no problem|"
+    r"(?:isn't|is not|aren't) (?:the|a) (?:main |big |real )?(?:risk|problem|issue|concern)|"
     r"returns? [45]\d\d\b.*\b(?:now|again|instead)\b|no longer|not anymore|"
     r"(?:don't|do not|didn't) want to|in case|to avoid|to prevent|without (?:it|this|that)|"
     r"(?:incident|issue|bug|problem|outage) is (?:now )?(?:closed|resolved|fixed|gone|over)|"
@@ -549,6 +579,13 @@ HEDGE = re.compile(
 REPORTED = re.compile(
     r"\b(?:says|said|tells|told|mentioned|claims|claimed|thinks|reckons|asked)\b"
     r"(?! (?:it|that) (?:is|was) (?:done|fixed))",
+)
+
+# Questions people type without a question mark ("what else is slow", "any idea what changed").
+INTERROGATIVE = re.compile(
+    r"^(?:what|what's|how|why|where|which|who|when|does|do|did|is|are|can|could|should|would|"
+    r"will|any|anything|has|have|isn't|aren't|shall)\b",
+    re.IGNORECASE,
 )
 
 # A user's own hedges: uncertainty and conditionals that open the clause.

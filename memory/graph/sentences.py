@@ -12,6 +12,7 @@ MAX_CODE_LINES = 400  # lines of one fenced block scanned for errors and paths
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _TABLE = re.compile(r"^\s*\|")
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{1,40})\*\*:?)\s*$")
 _QUOTE = re.compile(r"^\s*>")
 # End of a sentence: terminal punctuation then space; not after common abbreviations.
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+")
@@ -61,6 +62,10 @@ def segment(content: str) -> Segments:
         if _TABLE.match(line) or _QUOTE.match(line) or not line.strip():
             heading = "" if not line.strip() else heading
             continue
+        title = _HEADING.match(line)
+        if title:  # "## Decisions", "**Next steps**": a heading names what its list holds
+            heading = (title.group(1) or title.group(2)).strip().rstrip(":")
+            continue
         bullet = _BULLET.match(line)
         body = line[bullet.end() :] if bullet else line
         if not bullet:
@@ -103,6 +108,7 @@ def split_sentences(text: str) -> list[str]:
 # Past-tense verbs that open a second coordinated predicate ("restarted X and rolled back Y").
 _PAST = (
     "added|applied|built|changed|created|deleted|deployed|fixed|merged|moved|pushed|removed|"
+    "installed|upgraded|downgraded|enabled|disabled|configured|wired|wrapped|replaced|renamed|"
     "rolled|ran|reran|restarted|rebuilt|reconverted|swapped|switched|updated|wrote|kicked|"
     "escalated|paged|cancelled|deleted|uploaded|tested|shipped|installed"
 )
@@ -111,7 +117,9 @@ _PAST = (
 # connective. A plain comma inside a noun phrase list is not a boundary.
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s+|\s+[—–]\s+|\s+--?\s+"
+    r"|,\s+(?=(?:" + _PAST + r")\s)"
     r"|,\s+(?=(?:so|but|then|and|which|although|though|while|whereas|plus|yet|because|since"
+    r"|turns out|it turns out"
     r"|I|I'm|I've|I'll|I'd|we|we're|we've|we'll|it|it's|they|that's|this|there's|he|she"
     r"|now|also|otherwise)\b)"
     r"|\s+and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now"

@@ -331,7 +331,10 @@ def test_bare_topic_after_ok_is_not_a_decision() -> None:
 
 
 def test_pasted_error_is_the_error_not_the_sentence_introducing_it() -> None:
-    text = "Uploading from my phone blows up though:\n```\nPIL.UnidentifiedImageError: cannot identify image file <_io.BytesIO object at 0x7f>\n```"
+    text = (
+        "Uploading from my phone blows up though:\n```\n"
+        "PIL.UnidentifiedImageError: cannot identify image file <_io.BytesIO object at 0x7f>\n```"
+    )
     assert _labels(_one(text), NodeType.ERROR) == [
         "PIL.UnidentifiedImageError: cannot identify image file"
     ]
@@ -347,13 +350,16 @@ def test_what_someone_else_says_is_not_a_task() -> None:
 
 
 def test_advice_from_the_assistant_is_not_a_fact() -> None:
-    text = "You could add a retry. Add a failure callback so every task gets it, it only fires on failure."
+    text = "You could add a retry. Add a failure callback, so that it only fires on failure."
     cands = _one(text, role="assistant")
     assert [c for c in cands if c.type in (NodeType.TASK, NodeType.ERROR, NodeType.DECISION)] == []
 
 
 def test_agent_narration_reports_work_and_problems() -> None:
-    text = "Found it — the gRPC client had no dial timeout. Fixed by adding a 5 second timeout in client.go."
+    text = (
+        "Found it — the gRPC client had no dial timeout. "
+        "Fixed by adding a 5 second timeout in client.go."
+    )
     cands = extract(_turns(("user", "The integration test hangs forever"), ("assistant", text)))
     assert "adding a 5 second timeout in client.go" in _labels(
         cands, NodeType.TASK, Status.COMPLETED
@@ -373,7 +379,10 @@ def test_recap_restating_facts_adds_no_new_labels() -> None:
 
 
 def test_reason_clause_after_a_decision_is_not_an_error() -> None:
-    text = "We're switching to running tests on every PR; the nightly-only setup let a broken model through."
+    text = (
+        "We're switching to running tests on every PR; "
+        "the nightly-only setup let a broken model through."
+    )
     cands = _one(text)
     assert _labels(cands, NodeType.ERROR) == []
     assert _labels(cands, NodeType.DECISION) == ["switching to running tests on every PR"]

@@ -1,0 +1,214 @@
+"""A session's candidates as they are built: de-duplication, status moves, fixes closing errors."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from memory.graph import failures, labels
+from memory.graph.types import Candidate, Evidence, NodeType, Status, Turn
+
+MAX_SIMILAR_PER_WORD = 64  # recent labels sharing a word that a new label is compared with
+MAX_OPEN_ERRORS = 64  # open errors a later fix may resolve
+
+_BY = re.compile(r"\s+(?:by|with|via|through)\s+.*$", re.IGNORECASE)
+_LEADING_BY = re.compile(r"^\s*(?:by|with|via|through)\s+", re.IGNORECASE)
+_FIX_CAUSE = re.compile(r"\s+(?:—|–|--?)\s+(?:was\s+|it was\s+)?(.+)$")
+# Words every error label may share; a fix names its error by the other ones.
+_GENERIC_ERROR_WORDS = frozenset(
+    "error errors bug issue problem crash failure fix fixed test tests the now".split()
+)
+_PROGRESS = {Status.PENDING: 0, Status.IN_PROGRESS: 1, Status.FAILED: 1, Status.COMPLETED: 2}
+
+
+@dataclass
+class Seen:
+    words: frozenset[str]
+    label: str
+    status: Status
+
+
+@dataclass
+class OpenError:
+    label: str
+    words: frozenset[str]
+    position: int  # the turn that stated it
+
+
+@dataclass
+class SessionState:
+    """What earlier turns left behind: labels per type (for de-duplication) and open errors."""
+
+    # Labels seen, indexed by (type, content word): a near duplicate shares at least one word, so
+    # only those are compared, which keeps de-duplication linear in the session's length.
+    seen: dict[tuple[NodeType, str], list[Seen]] = field(default_factory=dict)
+    open_errors: list[OpenError] = field(default_factory=list)
+
+    def similar(self, node_type: NodeType, words: frozenset[str], share: float) -> Seen | None:
+        checked: set[int] = set()
+        for word in sorted(words):
+            for s in self.seen.get((node_type, word), ())[-MAX_SIMILAR_PER_WORD:]:
+                if id(s) not in checked and labels.near_duplicate(words, s.words, share):
+                    return s
+                checked.add(id(s))
+        return None
+
+    def remember(self, node_type: NodeType, seen: Seen) -> None:
+        for word in seen.words:
+            self.seen.setdefault((node_type, word), []).append(seen)
+
+
+def moves_forward(old: Status, new: Status) -> bool:
+    """A re-mention matters only when it moves the fact on (planned -> done, open -> fixed)."""
+    return _PROGRESS.get(new, 0) > _PROGRESS.get(old, 0)
+
+
+class Emitter:
+    """Builds the candidates of one turn, de-duplicating against everything seen so far.
+
+    It also carries what the reading of the turn has established so far: whether the turn is an
+    adviser's, whether it pastes an error, whether the sentence is a recap.
+    """
+
+    def __init__(self, turn: Turn, state: SessionState, out: list[Candidate]) -> None:
+        self.turn, self.state, self.out = turn, state, out
+        self.recap = False  # the sentence restates facts under a "Recap:" heading
+        self.advisory = False  # an assistant advising rather than reporting its work
+        self.lead_in = False  # the turn pastes an error, so its prose only introduces it
+        self.quoted_error = False  # the sentence quotes an error message in backticks
+        self.after_decision = False  # the clause follows a decision in the same sentence
+        self.last_error_turn = -1
+
+    def add(
+        self,
+        node_type: NodeType,
+        raw: str,
+        status: Status,
+        quote: str,
+        *,
+        cue: str,
+        conf: float = 0.75,
+        reason: str = "",
+        replaces: str = "",
+        fixes: str = "",
+        clean: bool = True,
+    ) -> Candidate | None:
+        """A candidate, unless it restates a known fact without moving it on."""
+        label = labels.clean(raw) if clean else raw.strip()
+        if not labels.is_usable(label):
+            return None
+        words = labels.content_words(label)
+        earlier = self.state.similar(node_type, words, 0.5 if self.recap else 0.8)
+        if earlier is not None:
+            if not moves_forward(earlier.status, status):
+                return None
+            label, earlier.status = earlier.label, status  # same fact, new status: keep its key
+        elif not cue.startswith("instruction"):  # may yet be dropped for its confirmation
+            self.state.remember(node_type, Seen(words, label, status))
+        c = Candidate(
+            type=node_type,
+            label=label,
+            status=status,
+            confidence=conf,
+            evidence=Evidence(self.turn.position, quote.strip()[:500]),
+            reason=reason,
+            replaces=replaces,
+            fixes=fixes,
+            cue=cue,
+        )
+        self.out.append(c)
+        return c
+
+    def task(self, raw: str, status: Status, quote: str, cue: str, conf: float = 0.7) -> None:
+        self.add(NodeType.TASK, raw, status, quote, cue=cue, conf=conf)
+
+    def error(self, raw: str, quote: str, cue: str, conf: float = 0.75) -> None:
+        """An open error; a later fix may resolve it."""
+        c = self.add(NodeType.ERROR, raw, Status.FAILED, quote, cue=cue, conf=conf)
+        self.last_error_turn = self.turn.position
+        if c is not None and c.status == Status.FAILED:
+            words = labels.content_words(c.label)
+            self.state.open_errors.append(OpenError(c.label, words, self.turn.position))
+            del self.state.open_errors[:-MAX_OPEN_ERRORS]
+
+    def fix(self, raw: str, quote: str, cue: str, keep_verb: str = "") -> None:
+        """Work that fixes a problem ("Fixed: X — was missing Y"): a completed task, the error it
+        resolves (an open one it names, else X itself when X names a problem), and the cause."""
+        cause = _FIX_CAUSE.search(raw)
+        obj = raw[: cause.start()] if cause else raw
+        if _LEADING_BY.match(obj):  # "Fixed by adding X": the work is X, the error the latest
+            work = obj if keep_verb else _LEADING_BY.sub("", obj)
+            target = self._latest_open_error()
+            self.add(
+                NodeType.TASK,
+                f"{keep_verb} {work}".strip(),
+                Status.COMPLETED,
+                quote,
+                cue=cue,
+                fixes=target,
+            )
+            self._resolve(target, quote, cue)
+            return
+        target = self._open_error_like(labels.content_words(_BY.sub("", labels.clean(obj))))
+        fixes = target or labels.clean(_BY.sub("", obj))
+        self.add(
+            NodeType.TASK,
+            f"{keep_verb} {obj}".strip(),
+            Status.COMPLETED,
+            quote,
+            cue=cue,
+            fixes=fixes,
+        )
+        if target:
+            self._resolve(target, quote, cue)
+        elif failures.names_problem(obj):
+            self.add(NodeType.ERROR, _BY.sub("", obj), Status.COMPLETED, quote, cue=cue)
+        if cause and failures.names_problem(cause.group(1), loose=True):
+            # Fixing the cause was the work, and the cause the error.
+            self.add(NodeType.TASK, cause.group(1), Status.COMPLETED, quote, cue=cue + "_cause")
+            self.add(NodeType.ERROR, cause.group(1), Status.COMPLETED, quote, cue=cue + "_cause")
+
+    def fixed_state(self, clause: str, subject: str, quote: str) -> None:
+        """ "The double-booking bug is fixed": the clause is the task, its subject the error."""
+        target = self._open_error_like(labels.content_words(subject))
+        self.add(
+            NodeType.TASK,
+            clause,
+            Status.COMPLETED,
+            quote,
+            cue="fixed_state",
+            fixes=target or labels.clean(subject),
+        )
+        if target:
+            self._resolve(target, quote, "fixed_state")
+
+    def resolve_latest(self, quote: str, cue: str) -> None:
+        """ "That was it": the suggestion just tried fixed the latest open problem."""
+        self._resolve(self._latest_open_error(), quote, cue)
+
+    def _latest_open_error(self) -> str:
+        return self.state.open_errors[-1].label if self.state.open_errors else ""
+
+    def _resolve(self, label: str, quote: str, cue: str) -> None:
+        """Mark an open error resolved. When it is a cause diagnosed in this very turn, the
+        symptom reported just before ("the test hangs") is resolved with it."""
+        if not label:
+            return
+        stated_at = next((e.position for e in self.state.open_errors if e.label == label), -1)
+        self._close(label, quote, cue)
+        earlier = [
+            e for e in self.state.open_errors if self.turn.position - 2 <= e.position < stated_at
+        ]
+        if stated_at == self.turn.position and earlier:
+            self._close(earlier[-1].label, quote, cue)
+
+    def _close(self, label: str, quote: str, cue: str) -> None:
+        self.add(NodeType.ERROR, label, Status.COMPLETED, quote, cue=cue, fixes=label, clean=False)
+        self.state.open_errors = [e for e in self.state.open_errors if e.label != label]
+
+    def _open_error_like(self, words: frozenset[str]) -> str:
+        """The most recent open error sharing a content word with a fix's object."""
+        for e in reversed(self.state.open_errors):
+            if words & e.words - _GENERIC_ERROR_WORDS:
+                return e.label
+        return ""

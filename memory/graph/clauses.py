@@ -1,0 +1,154 @@
+"""One plain-language clause classified by its predicate: a problem, a deferral, a choice, or work
+finished."""
+
+from __future__ import annotations
+
+import re
+
+from memory.graph import decisions, failures, labels, paths, phrases
+from memory.graph.candidates import Emitter
+from memory.graph.speakers import AGENT_LOG
+from memory.graph.types import Status
+
+_STARTS_DONE_VERB = re.compile(
+    r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:also\s+|just\s+|then\s+|finally\s+)?([a-z]+)(?=\s)"
+)
+# "that's after I put the setting back": a first-person report a few words into the clause.
+_SUBJECT_DONE_VERB = re.compile(
+    r"^(?:\S+\s+){0,3}?(?:i|we)(?:'ve| have)?\s+(?:also\s+|just\s+)?([a-z]+)\b(.*)$",
+    re.IGNORECASE,
+)
+_FIX = re.compile(
+    r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:fixed|resolved|solved|patched)\b\s*", re.IGNORECASE
+)
+_FIXED_STATE = re.compile(
+    r"\b(?:is|are|'s|was|were) (?:now )?(?:fixed|resolved)\b|^no more\b", re.IGNORECASE
+)
+# Requests to look into something, which name a problem area without stating a problem.
+_REQUEST = re.compile(
+    r"^(?:look at|look into|check|investigate|debug|find out|figure out|review|audit|fix|help|"
+    r"can you|could you|please)\b",
+    re.IGNORECASE,
+)
+# How often a problem happens: a measurement of a problem, not another one.
+_RATE = re.compile(
+    r"\b(?:one in (?:\w+)|\d+ (?:in|out of) \d+|\d+ ?(?:%|percent)|half|a third|"
+    r"a quarter|roughly|about|every (?:other|\w+ (?:run|time)))\b",
+    re.IGNORECASE,
+)
+# Stating the order of work: "I'll start with Apple", "let's start in the handler".
+_SEQUENCING = re.compile(
+    r"^(?:start|starting|begin|beginning|first)\s+(?:with|in|on|by|from)\b", re.IGNORECASE
+)
+# "That was it" after a suggestion: the problem it addressed is solved.
+_CONFIRMED_FIX = re.compile(
+    r"^(?:that|this|it)(?:'s| was| is)? (?:was it|it|fixed it|did it|did the trick|worked|solved it|"
+    r"sorted it|the fix|the problem|the issue)\b",
+    re.IGNORECASE,
+)
+_PRONOUN_START = re.compile(
+    r"^(?:it|it's|they|he|she)\b|^(?:this|that|these|those)\s+(?:is|was|are|were|went|has|have)\b",
+    re.IGNORECASE,
+)
+
+
+def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
+    """Emit the fact one clause states; returns its kind ("decision", "error", ...) or ""."""
+    clause = clause.rstrip(" :")
+    low = clause.lower()  # the lexicons match lower-cased text
+    stripped = labels.strip_leading(clause)
+    if not stripped or phrases.INTERROGATIVE.match(stripped) or _hedged(clause, role):
+        return ""
+    if role != "user" and sentence.rstrip().endswith(":") and not AGENT_LOG.match(sentence):
+        return ""  # an assistant line introducing code or a list describes, it does not report
+    if _SEQUENCING.match(stripped):
+        return ""  # "I'll start with Apple": the order of work, not a piece of it
+    resolved = _resolution(stripped, sentence, role, emit)
+    if resolved:
+        return resolved
+    if failures.is_strong_problem(clause) and _may_state_problem(role, emit):
+        emit.error(failures.problem_label(clause), sentence, cue="problem", conf=0.7)
+        return "error"
+    if emit.advisory:
+        return ""
+    if phrases.REPORTED.search(low):
+        return _problem(clause, sentence, role, emit)  # what others say is no task of ours
+    if phrases.DEFERRAL.search(low):
+        return _pending(stripped, clause, sentence, emit)
+    cue = decisions.choice_cue(clause, stripped, low, role)
+    if cue:
+        decisions.decision(clause, sentence, emit, cue=cue, conf=0.7)
+        return "decision"
+    if phrases.PENDING.search(low) or phrases.PENDING_CASED.search(clause):
+        return _pending(stripped, clause, sentence, emit)
+    done = _reports_done(stripped, clause, role)
+    if done:
+        if not paths.names_only_files(done):
+            emit.task(done, Status.COMPLETED, sentence, cue="done")
+        return "completed"
+    return _problem(clause, sentence, role, emit)
+
+
+def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
+    """A fix ("Fixed the X by Y") or a problem reported gone ("the X bug is fixed")."""
+    if role == "user" and _CONFIRMED_FIX.match(stripped):
+        emit.resolve_latest(sentence, cue="confirmed_fix")
+        return "completed"
+    if _FIX.match(stripped):
+        if not emit.advisory:
+            verb = "Fixed" if role == "user" else ""
+            emit.fix(_FIX.sub("", stripped) or stripped, sentence, cue="fix_verb", keep_verb=verb)
+        return "completed"
+    state = _FIXED_STATE.search(stripped) if role == "user" else None
+    if state:
+        emit.fixed_state(stripped, stripped[: state.start()], sentence)
+        return "completed"
+    return ""
+
+
+def _problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
+    if emit.quoted_error or emit.after_decision:
+        return ""  # the quoted message is the error; a decision's reason is not a new problem
+    if role == "user" and _REQUEST.match(labels.strip_leading(clause)):
+        return ""  # "Look at the corrupt-database recovery path" asks for work, it reports nothing
+    if emit.last_error_turn == emit.turn.position and _RATE.search(clause):
+        return ""  # "Roughly one in four runs fails" measures the problem just stated
+    if failures.is_problem(clause, role, agent=True) and _may_state_problem(role, emit):
+        emit.error(failures.problem_label(clause), sentence, cue="problem", conf=0.65)
+        return "error"
+    return ""
+
+
+def _hedged(clause: str, role: str) -> bool:
+    """Suggestions and hypotheticals; a user's stated preference ("I'd rather X") still counts."""
+    if role == "user":
+        low = clause.lower()
+        return bool(phrases.USER_HEDGE.search(low)) and not phrases.USER_PREFERENCE.search(clause)
+    return bool(phrases.HEDGE.search(clause.lower()))
+
+
+def _may_state_problem(role: str, emit: Emitter) -> bool:
+    """A pasted error is the fact; the sentence leading into it ("it blows up:") is not another."""
+    return not emit.lead_in and (role == "user" or not emit.advisory)
+
+
+def _pending(stripped: str, clause: str, sentence: str, emit: Emitter) -> str:
+    status = Status.IN_PROGRESS if phrases.IN_PROGRESS.search(clause) else Status.PENDING
+    if not paths.names_only_files(stripped):
+        emit.task(stripped, status, sentence, cue="deferral")
+    return "pending"
+
+
+def _reports_done(stripped: str, clause: str, role: str) -> str:
+    """The label of a clause reporting finished work, or "" when it reports none."""
+    m = _STARTS_DONE_VERB.match(stripped.lower())
+    if m and m.group(1) in phrases.DONE_VERBS and len(stripped.split()) >= 2:
+        return stripped
+    inner = _SUBJECT_DONE_VERB.search(clause)
+    if inner and inner.group(1).lower() in phrases.DONE_VERBS and len(inner.group(2).split()) >= 1:
+        return f"{inner.group(1)}{inner.group(2)}"
+    # An assistant saying "tests pass now" confirms its own work; a user saying it reports progress.
+    # "it went out this morning" says so of something named before, which already has its label.
+    if role == "user" and phrases.DONE_STATE.search(clause.lower()) and len(stripped.split()) >= 2:
+        return "" if _PRONOUN_START.match(stripped) else stripped
+    return ""

@@ -1,0 +1,156 @@
+"""Decisions in plain words: whether a clause decides, the choice, its reason, what it replaces."""
+
+from __future__ import annotations
+
+import re
+
+from memory.graph import labels, phrases
+from memory.graph.candidates import Emitter
+from memory.graph.types import NodeType, Status
+
+# An acknowledgement opening a user's reply: what follows accepts what was proposed.
+ACK = re.compile(
+    r"^(?:ok(?:ay)?|fine|sure|right|fair|alright|agreed|so)\b[,.!]?\s+(?:(?:and\s+)?(?:yes|so)\b"
+    r"[,]?\s+)?",
+    re.IGNORECASE,
+)
+# An elliptical follow-up adding one more chosen option: "And Coil's disk cache at 250 MB."
+CONTINUATION = re.compile(r"^(?:and|also|plus)\b[,]?\s+", re.IGNORECASE)
+# An option is qualified ("bucket with presigned URLs"); a bare noun phrase only names a topic.
+_QUALIFIED = re.compile(
+    r"(?<![\w-])(?:with|for|on|at|by|via|in|to|as|per|over|instead|only)(?![\w-])"
+)
+# Any finite verb or modal: an accepted option is stated without one.
+_VERB_LIKE = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|'re|'ll|'d|"
+    r"works?|looks?|seems?|needs?|wants?|goes|went|got|gets|makes?|says?|said|thinks?|know|"
+    r"\w+n't|i|we|you|they|he|she|it|there|this|that|here)\b",
+    re.IGNORECASE,
+)
+# An instruction: a clause opening with a bare choosing verb ("Use X", "Switch to Y", "Let's use").
+_INSTRUCTION = re.compile(
+    r"^(?:let's\s+|please\s+)?(?:use|switch|go with|pick|choose|keep|stick|move|drop)\b",
+    re.IGNORECASE,
+)
+# "so buffer them and flush every second": a user concluding with an instruction.
+_CONCLUDING_IMPERATIVE = re.compile(
+    r"^(?:so|then|ok so|okay so)\s+(?!i\b|we\b|you\b|it\b|they\b|that\b|this\b|the\b|there\b|"
+    r"what\b|how\b|if\b|far\b|much\b|yeah\b|yes\b)[a-z]+\s+(?:them|it|the|a|an|all|every|each|"
+    r"both)\b",
+    re.IGNORECASE,
+)
+# A short verbless noun phrase followed by its reason: "LoRA because I only have one GPU".
+_JUSTIFIED_CHOICE = re.compile(r"^(?:[\w.+#@/-]+\s+){0,2}[\w.+#@/-]+\s+(?:because|since)\s+\w")
+# A measurement, not a choice: "the build now takes 14 minutes instead of 4".
+_MEASUREMENT = re.compile(r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose)\b[^.;]*\d")
+# How an assistant narrates a choice as made rather than proposed.
+_ASSISTANT_DECIDES = re.compile(
+    r"(?:switching|moving|going with|went with|decid|chose|picked|opted|settled|sticking|roll|"
+    r"concluded|agreed|root cause is|owner is|the requirement is|cutting|descop)",
+    re.IGNORECASE,
+)
+# A trailing dash or parenthesis: an aside, often the reason ("— faster revocation").
+_ASIDE = re.compile(r"\s+(?:—|–|--?)\s+(.+)$|\s+\(([^)]+)\)\s*\.?$")
+# A parenthetical in words (a reason), as opposed to identifiers or values.
+_PROSE_ASIDE = re.compile(r"[A-Za-z][A-Za-z' —–-]*(?:\s[A-Za-z' —–-]+)+")
+# An evaluative tail after the choice ("..., less magic", "..., D3 felt like overkill").
+_JUDGEMENT_TAIL = re.compile(
+    r",\s+((?:[^,]*\b)?(?:overkill|too \w+|not worth|simpler|easier|faster|cheaper|safer|smaller|"
+    r"lighter|less \w+|more \w+|better|cleaner|heavier|annoying|a pain|overhead|fewer \w+|"
+    r"no \w+ needed)[^,]*)$",
+    re.IGNORECASE,
+)
+_REPLACING = re.compile(r"\s*,?\s*replacing\b", re.IGNORECASE)
+_FROM_TO = re.compile(
+    r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|go(?:ing)?|went|chang(?:e|ed|ing))"
+    r"(?: \w+)? from\s+(.+?)\s+to\s+(.+)$",
+    re.IGNORECASE,
+)
+
+
+def choice_cue(clause: str, stripped: str, low: str, role: str) -> str:
+    """The rule by which a clause states a decision, or "" when it states none.
+
+    Users decide in their own words; assistants propose, and decide only when they narrate the
+    choice as made ("Switching to X"). A measurement ("takes 14 minutes instead of 4") is not one.
+    """
+    chooses = bool(phrases.DECISION.search(low) or phrases.DECISION_CASED.search(clause))
+    if role == "user":
+        chooses = chooses or bool(
+            _JUSTIFIED_CHOICE.match(stripped) or _CONCLUDING_IMPERATIVE.match(clause)
+        )
+    elif not _ASSISTANT_DECIDES.match(stripped):
+        return ""
+    if not chooses or _MEASUREMENT.search(low):
+        return ""
+    return "instruction" if role == "user" and _INSTRUCTION.match(stripped) else "choice_verb"
+
+
+def accepts(text: str, decided_before: bool) -> bool:
+    """A verbless reply that adopts an option: "OK, private bucket with presigned URLs." or, after
+    a decision in the same turn, "And Coil's disk cache at 250 MB for images."."""
+    body = ACK.sub("", text, count=1)
+    if body == text:
+        if not decided_before or not CONTINUATION.match(text):
+            return False
+        body = CONTINUATION.sub("", text, count=1)
+    if len(body.split()) < 3 or phrases.HEDGE.search(body.lower()) or _VERB_LIKE.search(body):
+        return False
+    low = body.lower()
+    deferred = phrases.DEFERRAL.search(low) or phrases.ERROR.search(low)
+    return bool(_QUALIFIED.search(low)) and not (phrases.INTERROGATIVE.match(body) or deferred)
+
+
+def accepted_option(text: str) -> str:
+    return CONTINUATION.sub("", ACK.sub("", text, count=1), count=1)
+
+
+def decision(text: str, quote: str, emit: Emitter, cue: str, conf: float) -> None:
+    """A decision with the reason and the replaced option the text gives."""
+    text, reason = _reason(text, quote)
+    replaces = ""
+    r = phrases.REPLACES.search(text)
+    if r:
+        replaces = labels.clean(next(g for g in r.groups() if g))
+        if _REPLACING.match(text[r.start() :]):
+            text = text[: r.start()]
+    move = _FROM_TO.search(text)
+    if move:
+        # "Switching from X to Y": X was the decision in force until now, Y replaces it.
+        replaces = labels.clean(move.group(1))
+        emit.add(
+            NodeType.DECISION, move.group(1), Status.COMPLETED, quote, cue=cue + "_old", conf=conf
+        )
+        text = move.group(2)
+    emit.add(
+        NodeType.DECISION,
+        text,
+        Status.COMPLETED,
+        quote,
+        cue=cue,
+        conf=conf,
+        reason=reason,
+        replaces=replaces,
+    )
+
+
+def _reason(text: str, quote: str) -> tuple[str, str]:
+    """The choice without its reason, and the reason ("because ...", "— ...", "(...)", ", X")."""
+    reason = ""
+    m = phrases.REASON.search(text) or phrases.REASON.search(quote)
+    if m:
+        reason = labels.clean(m.group(1))
+        head = text[: m.start()] if phrases.REASON.search(text) else text
+        if len(labels.strip_leading(head).split()) >= 2:
+            text = head  # "LoRA because ...": a one-word choice keeps its reason in the label
+    aside = _ASIDE.search(text)
+    if aside and aside.group(2) and not _PROSE_ASIDE.fullmatch(aside.group(2)):
+        aside = None  # "(room_id, slot_start)" is part of the choice, not a reason
+    if aside:
+        reason = reason or labels.clean(aside.group(1) or aside.group(2))
+        text = text[: aside.start()]
+    tail = _JUDGEMENT_TAIL.search(text)
+    if tail:
+        reason = reason or labels.clean(tail.group(1))
+        text = text[: tail.start()]
+    return text, reason

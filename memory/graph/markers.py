@@ -1,0 +1,89 @@
+"""Explicit state markers ("Decided: …", "Completed: …", "TODO: …") and the items they list."""
+
+from __future__ import annotations
+
+import re
+
+from memory.graph import decisions, paths, phrases
+from memory.graph.candidates import Emitter
+from memory.graph.types import Status
+
+_MARKER = re.compile(r"^\s*(?:\*\*)?([A-Za-z][A-Za-z /-]{0,30}?)(?:\*\*)?\s*:(?:\*\*)?\s+(\S.*)$")
+_SEMICOLONS = re.compile(r"\s*;\s*")
+_LIST_SPLIT = re.compile(r"\s*;\s*|,\s+(?:and\s+)?|\s+and\s+(?=[A-Z/])")
+_PARALLEL_FOR = re.compile(r"^\S.*\s(?:for|in|as|on)\s\S")
+_ROUTE_ASIDE = re.compile(r"\s*\([^)]*\)[\s.;,]*$")  # "POST /login (returns JWT)": the route
+_TASK_STATUS = {
+    "completed": Status.COMPLETED,
+    "pending": Status.PENDING,
+    "in_progress": Status.IN_PROGRESS,
+}
+
+
+def marker_of(text: str) -> tuple[str, str] | None:
+    """The (kind, body) of a "Marker: body" line, or None. A marker sits in the first few words."""
+    if text.find(":", 0, 40) < 0:
+        return None
+    m = _MARKER.match(text)
+    kind = kind_of(m.group(1)) if m else ""
+    return (kind, m.group(2)) if m and kind else None
+
+
+def kind_of(word: str) -> str:
+    """The kind of fact a marker word logs ("Decided" -> decision), or ""."""
+    key = " ".join(word.lower().split())
+    for kind, words in phrases.MARKERS.items():
+        if key in words:
+            return kind
+    return "decision" if key.split(" ", 1)[0] in ("decided", "decision") else ""
+
+
+def marked(kind: str, body: str, quote: str, emit: Emitter) -> None:
+    """A "Marker: item, item" line: each item is a fact of the marker's kind."""
+    for item in _items(kind, body.strip(), emit.recap):
+        if kind in ("pending", "in_progress") and paths.names_only_files(item):
+            continue  # "Working on: a.ts, b.ts" names files; path detection keeps them
+        if kind == "decision":
+            decisions.decision(item, quote, emit, cue="marker_decision", conf=0.9)
+        elif kind == "fixed":
+            emit.fix(item, quote, cue="marker_fixed")
+        elif kind in _TASK_STATUS:
+            emit.task(item, _TASK_STATUS[kind], quote, cue=f"marker_{kind}", conf=0.9)
+        elif kind == "error":
+            emit.error(item, quote, cue="marker_error", conf=0.9)
+        # "files" markers carry only paths, which path detection already takes.
+
+
+def _items(kind: str, body: str, recap: bool) -> list[str]:
+    """Items of a marker body: a semicolon list always; a comma list only when it is one."""
+    if kind == "files":
+        return []
+    items: list[str] = []
+    for part in (p for p in _SEMICOLONS.split(body) if p.strip()):
+        commas = [p for p in _LIST_SPLIT.split(part) if p.strip()]
+        if len(commas) > 1 and _is_list(commas, kind, recap):
+            items.extend(_route_or_item(c) for c in commas)
+        else:
+            items.append(part)
+    return items
+
+
+def _route_or_item(item: str) -> str:
+    route = _ROUTE_ASIDE.sub("", item)
+    return route if paths.is_endpoint(route) else item
+
+
+def _is_list(items: list[str], kind: str, recap: bool) -> bool:
+    """Whether comma-separated pieces are parallel items rather than one elaborated item.
+
+    After a marker, a comma usually elaborates the item ("Completed: X, all tests pass"); it
+    separates items when they are all routes or paths, when each is an "A for B" choice, or in a
+    recap, whose lines are lists by construction.
+    """
+    if all(
+        paths.is_endpoint(i.split(" (")[0]) or paths.find_paths(i) == [i.strip()] for i in items
+    ):
+        return True
+    if kind == "decision" and all(_PARALLEL_FOR.match(i) and len(i.split()) >= 3 for i in items):
+        return True
+    return recap and all(len(i.split()) <= 8 for i in items)

@@ -1,0 +1,45 @@
+"""Who is speaking and how: an assistant advising (a consultant) or reporting work (an agent)."""
+
+from __future__ import annotations
+
+import re
+
+from memory.graph import labels, phrases
+from memory.graph.sentences import Sentence
+
+# Instructions opening an assistant's sentence: advice, not a report.
+_IMPERATIVE = re.compile(
+    r"^(?:add|use|run|set|put|try|make|keep|pass|point|give|drop|check|call|install|replace|"
+    r"switch|move|change|remove|delete|create|write|tell|let|look|pull|cancel|derive|treat|"
+    r"split|wrap|read|avoid|upgrade|bump|raise|lower|rebuild|restart|expose|register|enable|"
+    r"disable|configure|define|store|send|return|catch|log|test|verify|confirm|double-check|"
+    r"don't|do not|never|always|start|stop|skip|mark|note|remember)\b",
+    re.IGNORECASE,
+)
+# Past tenses spelled like the imperative: "Read it with ..." opens advice as often as a report.
+_IMPERATIVE_LOOKALIKES = frozenset("read put set cut split run reset".split())
+# An agent's log line: what it did, found or is doing ("Added X", "Found it", "Working on Y").
+AGENT_LOG = re.compile(
+    r"^(?:I(?:'ve| have)?\s+)?(?:(?:"
+    + "|".join(sorted((phrases.DONE_VERBS | phrases.FINDING_VERBS) - _IMPERATIVE_LOOKALIKES))
+    + r")\b|working on\b|switching\b|moving\b|going with\b|"
+    r"still \w+ing\b|looking at\b|will add\b|starting\b|creating\b|adding\b|set up\b)",
+    re.IGNORECASE,
+)
+_ADDRESS = re.compile(r"\b(?:you|your|you're|you'd|you'll|yours)\b", re.IGNORECASE)
+
+
+def advises(sentences: list[Sentence]) -> bool:
+    """Whether an assistant turn advises rather than logs or reports.
+
+    An agent narrates its work ("Added X", "Working on Y") or reports findings plainly; an adviser
+    addresses the user ("you"), hedges, or instructs ("Add a callback ..."). Only an agent's prose
+    is mined beyond explicit markers: an adviser's options are not the session's facts.
+    """
+    if any(AGENT_LOG.match(s.text) for s in sentences):
+        return False
+    for s in sentences:
+        text = labels.strip_filler(s.text)  # "Then set X": the instruction after the filler
+        if _ADDRESS.search(text) or phrases.HEDGE.search(text.lower()) or _IMPERATIVE.match(text):
+            return True
+    return False

@@ -77,8 +77,10 @@ def save_checkpoint(session: Session) -> Checkpoint:
             tokens_after=tiers["standard"].tokens,
             snapshot=snapshot,
             diff=diff.diff(
-                parent.snapshot if parent else {}, snapshot,
-                parent.full if parent else "", tiers["full"].text,
+                parent.snapshot if parent else {},
+                snapshot,
+                parent.full if parent else "",
+                tiers["full"].text,
             ),
             content_hash=content_hash,
         )

@@ -24,7 +24,8 @@ def load_demo(owner, progress: Callable[[str], None] = lambda _: None) -> Projec
         project = projects.create_project(DEMO_PROJECT, owner)
     for sample in demo_sessions():
         session, _ = Session.objects.get_or_create(
-            project=project, external_id=sample["session_id"],
+            project=project,
+            external_id=sample["session_id"],
             defaults={"user": owner, "title": sample.get("title", ""), "mecw": project.mecw},
         )
         recorded = transcripts.record_messages(session, sample["messages"])

@@ -10,7 +10,6 @@ from django.db import transaction
 
 from memory import notify
 from memory.graph import importance, pipeline
-from memory.graph.types import Edge as GraphEdge
 from memory.graph.types import (
     EXTRACTOR,
     Evidence,
@@ -21,6 +20,7 @@ from memory.graph.types import (
     Turn,
     normalize_label,
 )
+from memory.graph.types import Edge as GraphEdge
 from memory.graph.types import Node as GraphNode
 from memory.models import DecisionTransition, Edge, Node, Session
 
@@ -68,18 +68,27 @@ def _load(session: Session) -> tuple[Graph, dict]:
         graph.nodes[key] = _graph_node(row)
     for e in session.edges.all():
         edge = GraphEdge(
-            source=by_pk[e.source_id], target=by_pk[e.target_id], type=e.type,
-            recorded_at=e.recorded_at.timestamp(), retired_at=to_stamp(e.retired_at),
+            source=by_pk[e.source_id],
+            target=by_pk[e.target_id],
+            type=e.type,
+            recorded_at=e.recorded_at.timestamp(),
+            retired_at=to_stamp(e.retired_at),
         )
         graph.edges[edge.key] = edge
     for t in session.transitions.order_by("sequence"):
         graph.transitions.append(
             Transition(
-                old_label=t.old_label, new_label=t.new_label,
-                from_status=Status(t.from_status), to_status=Status(t.to_status),
-                trigger=t.trigger_position, reason=t.reason, evidence=t.evidence,
-                confidence_before=t.confidence_before, confidence_after=t.confidence_after,
-                actor=t.actor, at=t.at.timestamp(),
+                old_label=t.old_label,
+                new_label=t.new_label,
+                from_status=Status(t.from_status),
+                to_status=Status(t.to_status),
+                trigger=t.trigger_position,
+                reason=t.reason,
+                evidence=t.evidence,
+                confidence_before=t.confidence_before,
+                confidence_after=t.confidence_after,
+                actor=t.actor,
+                at=t.at.timestamp(),
             )
         )
     return graph, rows
@@ -103,8 +112,12 @@ def _row_values(node: GraphNode, message_ids: dict[int, int]) -> dict:
         else:
             extra[name] = value
     values.update(
-        type=str(node.type), key=node.key[1], status=str(node.status), extra=extra,
-        evidence_position=node.evidence.position, evidence_quote=node.evidence.quote,
+        type=str(node.type),
+        key=node.key[1],
+        status=str(node.status),
+        extra=extra,
+        evidence_position=node.evidence.position,
+        evidence_quote=node.evidence.quote,
         evidence_message_id=message_ids.get(node.evidence.position),
     )
     return values
@@ -152,8 +165,12 @@ def _save_edges(session: Session, graph: Graph, node_ids: dict) -> bool:
         retired = to_datetime(edge.retired_at)
         if row is None:
             Edge.objects.create(
-                session=session, source_id=source, target_id=target, type=kind,
-                recorded_at=to_datetime(edge.recorded_at), retired_at=retired,
+                session=session,
+                source_id=source,
+                target_id=target,
+                type=kind,
+                recorded_at=to_datetime(edge.recorded_at),
+                retired_at=retired,
             )
             changed = True
         elif row.retired_at != retired:
@@ -169,15 +186,22 @@ def _save_transitions(session: Session, graph: Graph, node_ids: dict, actor_user
     message_ids = _message_ids(session, {t.trigger for t in new})
     DecisionTransition.objects.bulk_create(
         DecisionTransition(
-            session=session, sequence=sequence,
+            session=session,
+            sequence=sequence,
             old_node_id=node_ids.get((NodeType.DECISION, normalize_label(t.old_label))),
             new_node_id=node_ids.get((NodeType.DECISION, normalize_label(t.new_label))),
-            old_label=t.old_label, new_label=t.new_label,
-            from_status=str(t.from_status), to_status=str(t.to_status),
-            trigger_message_id=message_ids.get(t.trigger), trigger_position=t.trigger,
-            reason=t.reason, evidence=t.evidence,
-            confidence_before=t.confidence_before, confidence_after=t.confidence_after,
-            actor=t.actor, actor_user=None if t.actor == EXTRACTOR else actor_user,
+            old_label=t.old_label,
+            new_label=t.new_label,
+            from_status=str(t.from_status),
+            to_status=str(t.to_status),
+            trigger_message_id=message_ids.get(t.trigger),
+            trigger_position=t.trigger,
+            reason=t.reason,
+            evidence=t.evidence,
+            confidence_before=t.confidence_before,
+            confidence_after=t.confidence_after,
+            actor=t.actor,
+            actor_user=None if t.actor == EXTRACTOR else actor_user,
             at=to_datetime(t.at),
         )
         for sequence, t in enumerate(new, start=stored)

@@ -44,7 +44,8 @@ class Project(models.Model):
         help_text="Share of the MECW above which requests are compacted and checkpoints made.",
     )
     redact_upstream = models.BooleanField(
-        default=True, help_text="Send the upstream the redacted text, not the secrets the client sent."
+        default=True,
+        help_text="Send the upstream the redacted text, not the secrets the client sent.",
     )
     requests_per_minute = models.PositiveIntegerField(default=600, help_text="Per API key.")
     tokens_per_minute = models.PositiveIntegerField(default=2_000_000, help_text="Per API key.")

@@ -27,7 +27,9 @@ def extract_session(session_id: int) -> int | None:
     if extracted is None:
         return None
     session = Session.objects.select_related("project").filter(pk=session_id).first()
-    if session is not None and checkpoints.checkpoint_due(session, session.project.compaction_ratio):
+    if session is not None and checkpoints.checkpoint_due(
+        session, session.project.compaction_ratio
+    ):
         checkpoints.save_checkpoint(session)
     return extracted
 

@@ -39,7 +39,11 @@ async def read_body(receive, limit: int) -> bytes:
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
-            raise ProxyError(413, f"The request body is over the limit of {limit:,} bytes.", code="request_too_large")
+            raise ProxyError(
+                413,
+                f"The request body is over the limit of {limit:,} bytes.",
+                code="request_too_large",
+            )
         chunks.append(chunk)
         if not message.get("more_body"):
             return b"".join(chunks)
@@ -66,7 +70,11 @@ async def until_disconnect(receive, work):
 
 
 async def send_error(send, error: ProxyError, request_id: str) -> None:
-    headers = [(b"content-type", b"application/json"), (b"x-request-id", request_id.encode()), *error.headers]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"x-request-id", request_id.encode()),
+        *error.headers,
+    ]
     await send({"type": "http.response.start", "status": error.status, "headers": headers})
     await send({"type": "http.response.body", "body": error.body()})
 
@@ -81,8 +89,14 @@ async def chat_completions(scope, receive, send, request_id: str) -> None:
     key = await db(keys.authenticate)(headers.get("authorization"))
     declared = headers.get("content-length", "")
     if declared.isdigit() and int(declared) > settings.TOKENMIZER_MAX_BODY_BYTES:
-        raise ProxyError(413, f"The request body is over the limit of {settings.TOKENMIZER_MAX_BODY_BYTES:,} bytes.", code="request_too_large")
-    request = parse_chat_request(await read_body(receive, settings.TOKENMIZER_MAX_BODY_BYTES), headers.get("x-session-id"))
+        raise ProxyError(
+            413,
+            f"The request body is over the limit of {settings.TOKENMIZER_MAX_BODY_BYTES:,} bytes.",
+            code="request_too_large",
+        )
+    request = parse_chat_request(
+        await read_body(receive, settings.TOKENMIZER_MAX_BODY_BYTES), headers.get("x-session-id")
+    )
     project = key.project
     tokens_sent = sessions.count_prompt(request.messages, request.model)
     forward, session_pk, compacted = request.messages, None, False
@@ -90,22 +104,37 @@ async def chat_completions(scope, receive, send, request_id: str) -> None:
         session = await db(sessions.open_session)(key, request.session_id)
         session_pk = session.pk
         if sessions.tool_rounds(request.messages) > project.max_tool_rounds:
-            raise ProxyError(400, f"More than {project.max_tool_rounds} consecutive tool-call rounds in this session: stopping a likely loop. Send a user message to continue.", code="tool_round_limit")
+            raise ProxyError(
+                400,
+                f"More than {project.max_tool_rounds} consecutive tool-call rounds in this session: stopping a likely loop. Send a user message to continue.",
+                code="tool_round_limit",
+            )
         if project.redact_upstream:
             forward = [sessions.redacted_message(m) for m in request.messages]
         if tokens_sent > session.mecw * project.compaction_ratio:
-            plan = await db(sessions.compact_for_session)(session_pk, request.messages, forward, request.model)
+            plan = await db(sessions.compact_for_session)(
+                session_pk, request.messages, forward, request.model
+            )
             forward, compacted = plan.messages, True
     forwarded_tokens = sessions.count_prompt(forward, request.model) if compacted else tokens_sent
     # Tokens per minute count what goes upstream (what the provider bills), not what was sent.
-    wait = limits.retry_after(key.pk, project.requests_per_minute, project.tokens_per_minute, forwarded_tokens)
+    wait = limits.retry_after(
+        key.pk, project.requests_per_minute, project.tokens_per_minute, forwarded_tokens
+    )
     if wait is not None:
-        raise ProxyError(429, f"Rate limit reached for this key; retry in {wait} s.", code="rate_limit_exceeded", headers=((b"retry-after", str(wait).encode()),))
+        raise ProxyError(
+            429,
+            f"Rate limit reached for this key; retry in {wait} s.",
+            code="rate_limit_exceeded",
+            headers=((b"retry-after", str(wait).encode()),),
+        )
     target = resolve(await db(list)(project.upstreams.all()), request.model)
     adapter = adapter_for(target.kind)
     body = {**request.body, "messages": forward}
     if request.stream:
-        work = relay.forward_stream(adapter, target, body, request.model, request.include_usage, send, started)
+        work = relay.forward_stream(
+            adapter, target, body, request.model, request.include_usage, send, started
+        )
     else:
         work = relay.forward_json(adapter, target, body, request.model, send)
     try:
@@ -114,16 +143,23 @@ async def chat_completions(scope, receive, send, request_id: str) -> None:
         outcome = relay.Outcome(error.status, error=error.message)
         await send_error(send, error, request_id)
     usage = {
-        "model": request.model, "stream": request.stream, "tokens_sent": tokens_sent,
-        "tokens_forwarded": forwarded_tokens, "compacted": compacted,
+        "model": request.model,
+        "stream": request.stream,
+        "tokens_sent": tokens_sent,
+        "tokens_forwarded": forwarded_tokens,
+        "compacted": compacted,
         "latency_ms": (time.perf_counter() - started) * 1000,
     }
     if outcome is None:
         usage.update(error="client disconnected", upstream_status=None)
         reply = None
     else:
-        usage.update(error=outcome.error[:500], upstream_status=outcome.status, ttft_ms=outcome.ttft_ms,
-                     completion_tokens=(outcome.usage or {}).get("completion_tokens") or 0)
+        usage.update(
+            error=outcome.error[:500],
+            upstream_status=outcome.status,
+            ttft_ms=outcome.ttft_ms,
+            completion_tokens=(outcome.usage or {}).get("completion_tokens") or 0,
+        )
         reply = outcome.reply if outcome.status == 200 and not outcome.error else None
     try:
         await db(sessions.record_exchange)(key, session_pk, request.messages, reply, **usage)
@@ -136,10 +172,23 @@ async def list_models(scope, receive, send, request_id: str) -> None:
     upstreams = await db(list)(key.project.upstreams.filter(kind="openai"))
     target = resolve(upstreams, "*")
     try:
-        response = await relay.client().get(f"{target.base_url}/models", headers={"Authorization": f"Bearer {target.api_key}"} if target.api_key else {})
+        response = await relay.client().get(
+            f"{target.base_url}/models",
+            headers={"Authorization": f"Bearer {target.api_key}"} if target.api_key else {},
+        )
     except Exception as error:
-        raise ProxyError(502, f"Could not list the upstream's models ({type(error).__name__}).", code="upstream_unreachable") from None
-    await send({"type": "http.response.start", "status": response.status_code, "headers": [(b"content-type", b"application/json")]})
+        raise ProxyError(
+            502,
+            f"Could not list the upstream's models ({type(error).__name__}).",
+            code="upstream_unreachable",
+        ) from None
+    await send(
+        {
+            "type": "http.response.start",
+            "status": response.status_code,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
     await send({"type": "http.response.body", "body": response.content})
 
 
@@ -153,7 +202,11 @@ async def application(scope, receive, send) -> None:
     handler = ROUTES.get((scope["method"], scope["path"].rstrip("/")))
     try:
         if handler is None:
-            raise ProxyError(404, f"Unknown endpoint {scope['method']} {scope['path']}: this proxy serves POST /v1/chat/completions and GET /v1/models.", code="unknown_url")
+            raise ProxyError(
+                404,
+                f"Unknown endpoint {scope['method']} {scope['path']}: this proxy serves POST /v1/chat/completions and GET /v1/models.",
+                code="unknown_url",
+            )
         await handler(scope, receive, send, request_id)
     except keys.AuthError as error:
         await send_error(send, ProxyError(401, error.message, code=error.code), request_id)
@@ -163,4 +216,12 @@ async def application(scope, receive, send) -> None:
         pass
     except DatabaseError:
         log.exception("request %s: database unavailable", request_id)
-        await send_error(send, ProxyError(503, "The memory database is unavailable; retry in a few seconds.", code="service_unavailable"), request_id)
+        await send_error(
+            send,
+            ProxyError(
+                503,
+                "The memory database is unavailable; retry in a few seconds.",
+                code="service_unavailable",
+            ),
+            request_id,
+        )

@@ -30,7 +30,14 @@ class ProxyError(Exception):
         return _TYPES.get(self.status, "api_error" if self.status < 500 else "server_error")
 
     def payload(self) -> dict:
-        return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
+        return {
+            "error": {
+                "message": self.message,
+                "type": self.type,
+                "param": self.param,
+                "code": self.code,
+            }
+        }
 
     def body(self) -> bytes:
         return json.dumps(self.payload()).encode()

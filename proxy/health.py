@@ -10,4 +10,6 @@ from tokenmizer_site.services import database_status, redis_status
 def healthz(request):
     checks = {"database": database_status(), "redis": redis_status()}
     healthy = all(v in ("ok", "not configured") for v in checks.values())
-    return JsonResponse({"status": "ok" if healthy else "unavailable", **checks}, status=200 if healthy else 503)
+    return JsonResponse(
+        {"status": "ok" if healthy else "unavailable", **checks}, status=200 if healthy else 503
+    )

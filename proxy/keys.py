@@ -28,8 +28,11 @@ def create_key(user, project, name: str) -> tuple[ApiKey, str]:
     """A new key for ``user`` in ``project``: the row, and the plaintext key, shown only once."""
     plaintext = KEY_PREFIX + "".join(secrets.choice(_ALPHABET) for _ in range(40))
     row = ApiKey.objects.create(
-        user=user, project=project, name=name.strip() or "key",
-        prefix=plaintext[:DISPLAY_CHARS], key_hash=hash_key(plaintext),
+        user=user,
+        project=project,
+        name=name.strip() or "key",
+        prefix=plaintext[:DISPLAY_CHARS],
+        key_hash=hash_key(plaintext),
     )
     return row, plaintext
 
@@ -55,7 +58,10 @@ def bearer_token(authorization: str | None) -> str:
     scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not _KEY_SHAPE.match(token):
-        raise AuthError("Malformed API key: expected 'Authorization: Bearer tmz_' + 40 letters and digits.", "invalid_api_key")
+        raise AuthError(
+            "Malformed API key: expected 'Authorization: Bearer tmz_' + 40 letters and digits.",
+            "invalid_api_key",
+        )
     return token
 
 

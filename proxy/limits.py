@@ -22,7 +22,9 @@ def _window_counter(name: str, amount: int, now: float) -> int:
         return amount
 
 
-def retry_after(key_id: int, rpm: int, tpm: int, tokens: int, now: float | None = None) -> int | None:
+def retry_after(
+    key_id: int, rpm: int, tpm: int, tokens: int, now: float | None = None
+) -> int | None:
     """Count this request; the seconds to wait if it goes over either limit, else None.
 
     With the cache (Redis) unreachable the request is let through: limits protect spend, and a

@@ -22,7 +22,9 @@ class ApiKeyQuerySet(models.QuerySet):
 
 
 class ApiKey(models.Model):
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys"
+    )
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="api_keys")
     name = models.CharField(max_length=100)
     prefix = models.CharField(max_length=16, help_text="The first characters, for display.")
@@ -51,8 +53,12 @@ class Upstream(models.Model):
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="upstreams")
     name = models.CharField(max_length=100)
-    kind = models.CharField(max_length=20, choices=UpstreamKind.choices, default=UpstreamKind.OPENAI)
-    base_url = models.URLField(help_text="e.g. https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1")
+    kind = models.CharField(
+        max_length=20, choices=UpstreamKind.choices, default=UpstreamKind.OPENAI
+    )
+    base_url = models.URLField(
+        help_text="e.g. https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1"
+    )
     api_key_env = models.CharField(
         max_length=100, blank=True, help_text="Name of the environment variable holding the key."
     )
@@ -66,7 +72,8 @@ class Upstream(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["project", "name"], name="upstream_unique_name"),
             models.CheckConstraint(
-                condition=Q(api_key_env__regex=r"^([A-Z_][A-Z0-9_]*)?$"), name="upstream_env_var_name"
+                condition=Q(api_key_env__regex=r"^([A-Z_][A-Z0-9_]*)?$"),
+                name="upstream_env_var_name",
             ),
         ]
 
@@ -83,12 +90,18 @@ class RequestLog(models.Model):
     """What one proxied request cost and saved."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="requests")
-    api_key = models.ForeignKey(ApiKey, on_delete=models.SET_NULL, null=True, related_name="requests")
-    session = models.ForeignKey(Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="requests")
+    api_key = models.ForeignKey(
+        ApiKey, on_delete=models.SET_NULL, null=True, related_name="requests"
+    )
+    session = models.ForeignKey(
+        Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="requests"
+    )
     model = models.CharField(max_length=200, blank=True)
     stream = models.BooleanField(default=False)
     tokens_sent = models.PositiveIntegerField(default=0, help_text="Prompt tokens the client sent.")
-    tokens_forwarded = models.PositiveIntegerField(default=0, help_text="Prompt tokens sent upstream.")
+    tokens_forwarded = models.PositiveIntegerField(
+        default=0, help_text="Prompt tokens sent upstream."
+    )
     completion_tokens = models.PositiveIntegerField(default=0)
     compacted = models.BooleanField(default=False)
     upstream_status = models.PositiveIntegerField(null=True, blank=True)
@@ -102,6 +115,9 @@ class RequestLog(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["project", "-created_at"], name="requestlog_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.model} at {self.created_at:%Y-%m-%d %H:%M:%S}"
 
     @property
     def tokens_saved(self) -> int:

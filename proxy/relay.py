@@ -49,7 +49,11 @@ class Outcome:
 
 def _transport_error(error: httpx.HTTPError, target: Target) -> ProxyError:
     if isinstance(error, httpx.TimeoutException):
-        return ProxyError(504, f"The upstream {target.name} did not answer in time ({type(error).__name__}).", code="upstream_timeout")
+        return ProxyError(
+            504,
+            f"The upstream {target.name} did not answer in time ({type(error).__name__}).",
+            code="upstream_timeout",
+        )
     return ProxyError(
         502,
         f"Could not reach the upstream {target.name} at {target.base_url} ({type(error).__name__}): "
@@ -64,10 +68,14 @@ async def _upstream_error(response: httpx.Response, adapter: Adapter) -> ProxyEr
     if response.headers.get("retry-after"):
         headers = ((b"retry-after", response.headers["retry-after"].encode()),)
     code = "upstream_error"
-    return ProxyError(response.status_code, adapter.error(response.status_code, body), code=code, headers=headers)
+    return ProxyError(
+        response.status_code, adapter.error(response.status_code, body), code=code, headers=headers
+    )
 
 
-async def forward_json(adapter: Adapter, target: Target, body: dict, model: str, send: Send) -> Outcome:
+async def forward_json(
+    adapter: Adapter, target: Target, body: dict, model: str, send: Send
+) -> Outcome:
     request = adapter.request(body, target, stream=False)
     try:
         response = await client().post(request.url, json=request.json, headers=request.headers)
@@ -78,14 +86,28 @@ async def forward_json(adapter: Adapter, target: Target, body: dict, model: str,
     try:
         data = adapter.response(response.json(), model)
     except (ValueError, KeyError, TypeError, AttributeError):
-        raise ProxyError(502, f"The upstream {target.name} answered with a body that is not a chat completion.", code="upstream_bad_response") from None
+        raise ProxyError(
+            502,
+            f"The upstream {target.name} answered with a body that is not a chat completion.",
+            code="upstream_bad_response",
+        ) from None
     payload = json.dumps(data).encode()
-    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
     await send({"type": "http.response.body", "body": payload})
-    return Outcome(200, reply=reply_of(data), usage=data.get("usage") if isinstance(data, dict) else None)
+    return Outcome(
+        200, reply=reply_of(data), usage=data.get("usage") if isinstance(data, dict) else None
+    )
 
 
-def _consume(event, adapter: Adapter, translator: StreamTranslator, assembler: ReplyAssembler) -> bytes:
+def _consume(
+    event, adapter: Adapter, translator: StreamTranslator, assembler: ReplyAssembler
+) -> bytes:
     """Feed one upstream event to the reply; the OpenAI frames to send for it (none when relayed raw)."""
     if adapter.relay_raw:
         if event.data and event.data != "[DONE]":
@@ -108,17 +130,36 @@ def _stream_error_message(error: Exception, target: Target) -> str:
 
 
 def _error_payload(message: str) -> dict:
-    return {"error": {"message": message, "type": "server_error", "param": None, "code": "upstream_stream_error"}}
+    return {
+        "error": {
+            "message": message,
+            "type": "server_error",
+            "param": None,
+            "code": "upstream_stream_error",
+        }
+    }
 
 
 async def forward_stream(
-    adapter: Adapter, target: Target, body: dict, model: str, include_usage: bool, send: Send, started: float
+    adapter: Adapter,
+    target: Target,
+    body: dict,
+    model: str,
+    include_usage: bool,
+    send: Send,
+    started: float,
 ) -> Outcome:
     request = adapter.request(body, target, stream=True)
-    assembler, parser, translator = ReplyAssembler(), SSEParser(), adapter.stream(model, include_usage)
+    assembler, parser, translator = (
+        ReplyAssembler(),
+        SSEParser(),
+        adapter.stream(model, include_usage),
+    )
     outcome = Outcome(200)
     try:
-        async with client().stream("POST", request.url, json=request.json, headers=request.headers) as response:
+        async with client().stream(
+            "POST", request.url, json=request.json, headers=request.headers
+        ) as response:
             if response.status_code >= 400:
                 raise await _upstream_error(response, adapter)
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
@@ -133,10 +174,18 @@ async def forward_stream(
                         outcome.ttft_ms = (time.perf_counter() - started) * 1000
                 if not adapter.relay_raw:
                     tail = b"".join(frame(c) for c in translator.finish())
-                    await send({"type": "http.response.body", "body": tail + DONE, "more_body": True})
+                    await send(
+                        {"type": "http.response.body", "body": tail + DONE, "more_body": True}
+                    )
             except (httpx.HTTPError, UpstreamStreamError) as error:
                 outcome.error = _stream_error_message(error, target)
-                await send({"type": "http.response.body", "body": frame(_error_payload(outcome.error)), "more_body": True})
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "body": frame(_error_payload(outcome.error)),
+                        "more_body": True,
+                    }
+                )
     except httpx.HTTPError as error:
         raise _transport_error(error, target) from None
     await send({"type": "http.response.body", "body": b""})

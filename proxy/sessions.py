@@ -24,7 +24,8 @@ def open_session(key: ApiKey, external_id: str) -> Session:
         if Session.objects.filter(external_id=external_id).exists():
             raise _no_session(external_id)
         session, _ = Session.objects.get_or_create(
-            project=key.project, external_id=external_id,
+            project=key.project,
+            external_id=external_id,
             defaults={"user": key.user, "mecw": key.project.mecw},
         )
     if session.user_id != key.user_id:
@@ -33,7 +34,12 @@ def open_session(key: ApiKey, external_id: str) -> Session:
 
 
 def _no_session(external_id: str) -> ProxyError:
-    return ProxyError(404, f"No session {external_id!r} in this key's project.", code="session_not_found", param="session_id")
+    return ProxyError(
+        404,
+        f"No session {external_id!r} in this key's project.",
+        code="session_not_found",
+        param="session_id",
+    )
 
 
 def redacted_message(message: dict[str, Any]) -> dict[str, Any]:
@@ -44,7 +50,9 @@ def redacted_message(message: dict[str, Any]) -> dict[str, Any]:
         out["content"] = redact.redact(content)
     elif isinstance(content, list):
         out["content"] = [
-            {**p, "text": redact.redact(p["text"])} if isinstance(p, dict) and isinstance(p.get("text"), str) else p
+            {**p, "text": redact.redact(p["text"])}
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+            else p
             for p in content
         ]
     if isinstance(message.get("tool_calls"), list):
@@ -88,7 +96,9 @@ def compact_for_session(
     budget, ratio = session.mecw, session.project.compaction_ratio
 
     def plan_with(checkpoint) -> compaction.Plan:
-        return compaction.compact(forward, budget=budget, threshold=ratio, resume=checkpoint.standard, model=model)
+        return compaction.compact(
+            forward, budget=budget, threshold=ratio, resume=checkpoint.standard, model=model
+        )
 
     try:
         latest = checkpoints.latest_checkpoint(session)
@@ -114,17 +124,25 @@ def _too_large(error: compaction.TooLarge) -> ProxyError:
 
 
 def record_exchange(
-    key: ApiKey, session_pk: int | None, messages: list[dict[str, Any]], reply: dict[str, Any] | None, **usage: Any
+    key: ApiKey,
+    session_pk: int | None,
+    messages: list[dict[str, Any]],
+    reply: dict[str, Any] | None,
+    **usage: Any,
 ) -> None:
     """After the response: the new messages and the reply recorded once, extraction enqueued, usage kept."""
     with transaction.atomic():
         if session_pk is not None:
             session = Session.objects.get(pk=session_pk)
-            history = messages + ([reply] if reply and (reply.get("content") or reply.get("tool_calls")) else [])
+            history = messages + (
+                [reply] if reply and (reply.get("content") or reply.get("tool_calls")) else []
+            )
             recorded = transcripts.record_messages(session, history, usage.get("model"))
             if recorded.new:
                 tasks.enqueue_extraction(session_pk)
-        RequestLog.objects.create(project_id=key.project_id, api_key=key, session_id=session_pk, **usage)
+        RequestLog.objects.create(
+            project_id=key.project_id, api_key=key, session_id=session_pk, **usage
+        )
 
 
 def count_prompt(messages: list[dict[str, Any]], model: str) -> int:

@@ -31,10 +31,17 @@ def _check_message(index: int, message: Any) -> None:
         raise _bad(f"{where} must be an object with a 'role'.", where, "invalid_type")
     role = message.get("role")
     if role not in ROLES:
-        raise _bad(f"{where}.role must be one of {', '.join(sorted(ROLES))}; got {role!r}.", f"{where}.role")
+        raise _bad(
+            f"{where}.role must be one of {', '.join(sorted(ROLES))}; got {role!r}.",
+            f"{where}.role",
+        )
     content = message.get("content")
     if content is not None and not isinstance(content, str | list):
-        raise _bad(f"{where}.content must be a string, an array of parts, or null.", f"{where}.content", "invalid_type")
+        raise _bad(
+            f"{where}.content must be a string, an array of parts, or null.",
+            f"{where}.content",
+            "invalid_type",
+        )
     calls = message.get("tool_calls")
     if calls is not None and not isinstance(calls, list):
         raise _bad(f"{where}.tool_calls must be an array.", f"{where}.tool_calls", "invalid_type")
@@ -45,12 +52,18 @@ def parse_chat_request(raw: bytes, header_session: str | None) -> ChatRequest:
     try:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
-        raise ProxyError(400, f"The request body is not valid JSON ({error}).", code="invalid_json") from None
+        raise ProxyError(
+            400, f"The request body is not valid JSON ({error}).", code="invalid_json"
+        ) from None
     if not isinstance(body, dict):
         raise ProxyError(400, "The request body must be a JSON object.", code="invalid_json")
     model = body.get("model")
     if not isinstance(model, str) or not model:
-        raise _bad("'model' is required and must be a non-empty string.", "model", "missing_required_parameter")
+        raise _bad(
+            "'model' is required and must be a non-empty string.",
+            "model",
+            "missing_required_parameter",
+        )
     messages = body.get("messages")
     if messages is None:
         raise _bad("'messages' is required.", "messages", "missing_required_parameter")
@@ -65,6 +78,12 @@ def parse_chat_request(raw: bytes, header_session: str | None) -> ChatRequest:
     if not isinstance(options, dict):
         raise _bad("'stream_options' must be an object.", "stream_options", "invalid_type")
     session_id = body.pop("session_id", None) or header_session
-    if session_id is not None and (not isinstance(session_id, str) or not 0 < len(session_id) <= 200):
-        raise _bad("'session_id' must be a string of 1 to 200 characters.", "session_id", "invalid_type")
-    return ChatRequest(body, model, messages, stream, bool(options.get("include_usage")), session_id)
+    if session_id is not None and (
+        not isinstance(session_id, str) or not 0 < len(session_id) <= 200
+    ):
+        raise _bad(
+            "'session_id' must be a string of 1 to 200 characters.", "session_id", "invalid_type"
+        )
+    return ChatRequest(
+        body, model, messages, stream, bool(options.get("include_usage")), session_id
+    )

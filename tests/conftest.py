@@ -57,7 +57,9 @@ def production_services(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         from django.db import connection
 
-        with connection.cursor() as cursor:  # connections left by server threads block DROP DATABASE
+        with (
+            connection.cursor() as cursor
+        ):  # connections left by server threads block DROP DATABASE
             cursor.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND pid <> pg_backend_pid()"
@@ -74,9 +76,22 @@ def start_worker(database_url: str, *extra: str):
 
     env = {**os.environ, "DATABASE_URL": database_url, "TOKENMIZER_VISIBILITY_TIMEOUT_S": "5"}
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "tokenmizer_site", "worker", "--loglevel=WARNING",
-         "--concurrency=1", "--without-gossip", "--without-mingle", *extra],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "tokenmizer_site",
+            "worker",
+            "--loglevel=WARNING",
+            "--concurrency=1",
+            "--without-gossip",
+            "--without-mingle",
+            *extra,
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 30
     while not app.control.ping(timeout=0.5):

@@ -19,7 +19,11 @@ def imported_modules(path: Path) -> set[str]:
 
 def test_domain_core_never_imports_django():
     offenders = {
-        path.name: sorted(m for m in imported_modules(path) if m.split(".")[0] in {"django", "rest_framework", "channels", "celery"})
+        path.name: sorted(
+            m
+            for m in imported_modules(path)
+            if m.split(".")[0] in {"django", "rest_framework", "channels", "celery"}
+        )
         for path in GRAPH.glob("*.py")
     }
     assert {k: v for k, v in offenders.items() if v} == {}

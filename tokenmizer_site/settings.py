@@ -67,6 +67,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # static files under uvicorn in production
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -98,7 +99,9 @@ TEMPLATES = [
 # Embedded default: a SQLite file beside the code. Production: DATABASE_URL (postgres://…,
 # sqlite:///path, any form dj-database-url reads).
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+DATABASES = {
+    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers and a writer overlap; IMMEDIATE transactions take the write lock up front,
     # so concurrent requests wait for it (up to the timeout) instead of failing on upgrade.
@@ -109,21 +112,30 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
     # Tests use a file too: an in-memory shared-cache database locks whole tables across threads.
-    DATABASES["default"]["TEST"] = {"NAME": str(Path(tempfile.gettempdir()) / f"tokenmizer-test-{os.getpid()}.sqlite3")}
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(Path(tempfile.gettempdir()) / f"tokenmizer-test-{os.getpid()}.sqlite3")
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis switches on the broker, the channel layer and the shared cache (rate limits live there).
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
     }
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
     # How long an unacknowledged job waits before another worker gets it (e.g. after a crash).
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("TOKENMIZER_VISIBILITY_TIMEOUT_S", 300)}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_int("TOKENMIZER_VISIBILITY_TIMEOUT_S", 300)
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -170,7 +182,9 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 TOKENMIZER_DEFAULT_MECW = env_int("TOKENMIZER_DEFAULT_MECW", 16_000)
 TOKENMIZER_CHECKPOINT_RATIO = float(env_str("TOKENMIZER_CHECKPOINT_RATIO", "0.85"))
 TOKENMIZER_GRAPH_NODE_CAP = env_int("TOKENMIZER_GRAPH_NODE_CAP", 2_000)
-TOKENMIZER_ACTIVE_DAYS = env_int("TOKENMIZER_ACTIVE_DAYS", 7)  # decay and pruning look this far back
+TOKENMIZER_ACTIVE_DAYS = env_int(
+    "TOKENMIZER_ACTIVE_DAYS", 7
+)  # decay and pruning look this far back
 
 LOG_FORMAT = env_str("TOKENMIZER_LOG_FORMAT", "plain" if DEBUG else "json")
 LOGGING = {
@@ -182,7 +196,11 @@ LOGGING = {
         "json": {"()": "tokenmizer_site.logs.JsonLines"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context"]}
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["context"],
+        }
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},

@@ -96,7 +96,9 @@ class Candidate:
     confidence: float
     evidence: Evidence
     reason: str = ""  # decisions: why, when the text says
-    replaces: str = ""  # decisions: the option the text says this one replaces ("from X", "instead of X")
+    replaces: str = (
+        ""  # decisions: the option the text says this one replaces ("from X", "instead of X")
+    )
     fixes: str = ""  # fixes: the label of the error this fact resolves
     cue: str = ""  # which rule produced it (for the validator and for debugging)
 
@@ -173,7 +175,9 @@ class Graph:
     high_water: int = -1  # the position of the last message extracted
 
     def live(self) -> list[Node]:
-        return [n for n in self.nodes.values() if n.status in LIVE_STATUSES and n.retired_at is None]
+        return [
+            n for n in self.nodes.values() if n.status in LIVE_STATUSES and n.retired_at is None
+        ]
 
     def live_edges(self) -> list[Edge]:
         """Edges not retired (a resolved conflicts_with edge is kept, retired, for time travel)."""

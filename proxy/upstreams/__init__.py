@@ -54,7 +54,9 @@ class Adapter(Protocol):
 def adapter_for(kind: str) -> Adapter:
     from proxy.upstreams import anthropic, gemini, openai
 
-    return {"openai": openai.ADAPTER, "anthropic": anthropic.ADAPTER, "gemini": gemini.ADAPTER}[kind]
+    return {"openai": openai.ADAPTER, "anthropic": anthropic.ADAPTER, "gemini": gemini.ADAPTER}[
+        kind
+    ]
 
 
 def default_target() -> Target:

@@ -39,4 +39,7 @@ def test_load_demo_twice_duplicates_nothing(db, capsys):
     counts = (Project.objects.count(), sum(p.sessions.count() for p in Project.objects.all()))
     call_command("load_demo")
     assert "already exists" in capsys.readouterr().out
-    assert (Project.objects.count(), sum(p.sessions.count() for p in Project.objects.all())) == counts
+    assert (
+        Project.objects.count(),
+        sum(p.sessions.count() for p in Project.objects.all()),
+    ) == counts

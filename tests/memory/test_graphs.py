@@ -21,9 +21,14 @@ from memory.transcripts import record_messages
 
 def decision(label: str, status: Status, position: int) -> Node:
     return Node(
-        type=NodeType.DECISION, label=label, status=status, confidence=0.9,
-        evidence=Evidence(position, f"we chose {label}"), valid_from=position,
-        valid_from_at=1_700_000_000.0 + position, recorded_at=1_700_000_100.0,
+        type=NodeType.DECISION,
+        label=label,
+        status=status,
+        confidence=0.9,
+        evidence=Evidence(position, f"we chose {label}"),
+        valid_from=position,
+        valid_from_at=1_700_000_000.0 + position,
+        recorded_at=1_700_000_100.0,
         last_seen_at=1_700_000_000.0 + position,
     )
 
@@ -38,9 +43,16 @@ def sample_graph() -> Graph:
     graph.edges = {edge.key: edge}
     graph.transitions = [
         Transition(
-            old_label=old.label, new_label=new.label, from_status=Status.COMPLETED,
-            to_status=Status.SUPERSEDED, trigger=3, reason="hosting cost", evidence="switched",
-            confidence_before=0.9, confidence_after=0.95, at=1_700_000_200.0,
+            old_label=old.label,
+            new_label=new.label,
+            from_status=Status.COMPLETED,
+            to_status=Status.SUPERSEDED,
+            trigger=3,
+            reason="hosting cost",
+            evidence="switched",
+            confidence_before=0.9,
+            confidence_after=0.95,
+            at=1_700_000_200.0,
         )
     ]
     return graph
@@ -65,8 +77,12 @@ def test_the_database_refuses_two_nodes_with_one_label_and_type(session):
     row = session.nodes.first()
     with pytest.raises(IntegrityError), transaction.atomic():
         NodeRow.objects.create(
-            session=session, type=row.type, label=row.label.upper(), key=row.key,
-            status=row.status, recorded_at=row.recorded_at,
+            session=session,
+            type=row.type,
+            label=row.label.upper(),
+            key=row.key,
+            status=row.status,
+            recorded_at=row.recorded_at,
         )
 
 
@@ -78,14 +94,20 @@ def test_transitions_keep_their_labels_when_the_nodes_are_pruned(session):
     graphs.save_graph(session, pruned)
     transition = DecisionTransition.objects.get(session=session)
     assert transition.old_node is None
-    assert (transition.old_label, transition.new_label) == ("PostgreSQL for storage", "SQLite for storage")
+    assert (transition.old_label, transition.new_label) == (
+        "PostgreSQL for storage",
+        "SQLite for storage",
+    )
 
 
 EXPLICIT = [
     {"role": "user", "content": "Let's build a FastAPI authentication service."},
     {"role": "assistant", "content": "Decided: bcrypt for password hashing. Created api/auth.py."},
     {"role": "user", "content": "Login keeps returning 422."},
-    {"role": "assistant", "content": "Fixed: 422 error in api/models.py. Completed: login endpoint."},
+    {
+        "role": "assistant",
+        "content": "Fixed: 422 error in api/models.py. Completed: login endpoint.",
+    },
 ]
 
 

@@ -23,7 +23,10 @@ def test_replaying_the_history_records_each_message_once(session):
 def test_a_message_repeated_later_is_kept(session):
     history = CONVERSATION + [{"role": "user", "content": "run it"}]
     record_messages(session, history)
-    history += [{"role": "assistant", "content": "It failed."}, {"role": "user", "content": "run it"}]
+    history += [
+        {"role": "assistant", "content": "It failed."},
+        {"role": "user", "content": "run it"},
+    ]
     result = record_messages(session, history)
     assert [m.content for m in result.new] == ["It failed.", "run it"]
     assert [c for _, c in stored(session)].count("run it") == 2
@@ -32,7 +35,9 @@ def test_a_message_repeated_later_is_kept(session):
 def test_an_edited_history_records_the_divergence_and_keeps_the_stored_transcript(session):
     record_messages(session, CONVERSATION)
     edited = [CONVERSATION[0], {"role": "user", "content": "Let's build it in Rust."}]
-    result = record_messages(session, edited + [CONVERSATION[2], {"role": "user", "content": "next"}])
+    result = record_messages(
+        session, edited + [CONVERSATION[2], {"role": "user", "content": "next"}]
+    )
     session.refresh_from_db()
     assert session.diverged_at_position == 1
     assert stored(session)[1] == ("user", "Let's build a URL shortener in Go.")

@@ -16,7 +16,9 @@ HELLO = [{"role": "user", "content": "Say hello."}]
 
 def test_the_upstream_receives_redacted_text_by_default(client, upstream):
     messages = [{"role": "user", "content": f"deploy with key {SECRET} please"}]
-    client.chat.completions.create(model="echo", messages=messages, extra_body={"session_id": "r-1"})
+    client.chat.completions.create(
+        model="echo", messages=messages, extra_body={"session_id": "r-1"}
+    )
     forwarded = upstream.requests[-1]["body"]["messages"][0]["content"]
     assert SECRET not in forwarded and "deploy with key" in forwarded
     stored = eventually(lambda: Session.objects.get(external_id="r-1").messages.first())
@@ -27,7 +29,9 @@ def test_a_project_can_send_the_upstream_the_original_text(client, upstream, pro
     project.redact_upstream = False
     project.save()
     messages = [{"role": "user", "content": f"deploy with key {SECRET} please"}]
-    client.chat.completions.create(model="echo", messages=messages, extra_body={"session_id": "r-2"})
+    client.chat.completions.create(
+        model="echo", messages=messages, extra_body={"session_id": "r-2"}
+    )
     assert SECRET in upstream.requests[-1]["body"]["messages"][0]["content"]
     stored = eventually(lambda: Session.objects.get(external_id="r-2").messages.first())
     assert SECRET not in stored.content
@@ -39,10 +43,14 @@ def test_too_many_consecutive_tool_rounds_answer_a_clear_error(client, project):
     history = list(HELLO)
     for n in range(3):
         call = {"id": f"c{n}", "type": "function", "function": {"name": "run", "arguments": "{}"}}
-        history += [{"role": "assistant", "content": None, "tool_calls": [call]},
-                    {"role": "tool", "tool_call_id": f"c{n}", "content": "still failing"}]
+        history += [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{n}", "content": "still failing"},
+        ]
     with pytest.raises(openai.BadRequestError, match="tool-call rounds"):
-        client.chat.completions.create(model="echo", messages=history, extra_body={"session_id": "loop"})
+        client.chat.completions.create(
+            model="echo", messages=history, extra_body={"session_id": "loop"}
+        )
 
 
 def test_another_members_session_answers_404(client, project, bob):
@@ -51,12 +59,22 @@ def test_another_members_session_answers_404(client, project, bob):
     set_member(project, bob, "member")
     Session.objects.create(project=project, user=bob, external_id="bobs")
     with pytest.raises(openai.NotFoundError):
-        client.chat.completions.create(model="echo", messages=HELLO, extra_body={"session_id": "bobs"})
+        client.chat.completions.create(
+            model="echo", messages=HELLO, extra_body={"session_id": "bobs"}
+        )
 
 
 @pytest.mark.parametrize("kind, path", [("anthropic", "/v1"), ("gemini", "/v1beta")])
-def test_a_project_upstream_in_another_protocol_streams_to_the_openai_client(client, upstream, project, kind, path):
-    Upstream.objects.create(project=project, name=kind, kind=kind, base_url=f"{upstream.url}{path}", model_patterns="other-*")
+def test_a_project_upstream_in_another_protocol_streams_to_the_openai_client(
+    client, upstream, project, kind, path
+):
+    Upstream.objects.create(
+        project=project,
+        name=kind,
+        kind=kind,
+        base_url=f"{upstream.url}{path}",
+        model_patterns="other-*",
+    )
     stream = client.chat.completions.create(model="other-echo", messages=HELLO, stream=True)
     text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
     assert text.startswith("echo")
@@ -64,7 +82,9 @@ def test_a_project_upstream_in_another_protocol_streams_to_the_openai_client(cli
 
 
 def tool_pairs_are_intact(messages: list[dict]) -> bool:
-    calls = [c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    calls = [
+        c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []
+    ]
     results = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
     return sorted(calls) == sorted(results)
 
@@ -72,14 +92,29 @@ def tool_pairs_are_intact(messages: list[dict]) -> bool:
 def long_session(turns: int):
     """A coding session with tool calls whose outputs are large, stating facts as it goes."""
     for n in range(turns):
-        user = {"role": "user", "content": f"Step {n}: look at module_{n}.py and tell me what to change."}
-        call = {"id": f"call_{n}", "type": "function", "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/module_{n}.py"})}}
-        body = "\n".join(f"def function_{n}_{i}(x):\n    return x * {i}  # generated" for i in range(40))
+        user = {
+            "role": "user",
+            "content": f"Step {n}: look at module_{n}.py and tell me what to change.",
+        }
+        call = {
+            "id": f"call_{n}",
+            "type": "function",
+            "function": {
+                "name": "read_file",
+                "arguments": json.dumps({"path": f"src/module_{n}.py"}),
+            },
+        }
+        body = "\n".join(
+            f"def function_{n}_{i}(x):\n    return x * {i}  # generated" for i in range(40)
+        )
         yield [
             user,
             {"role": "assistant", "content": None, "tool_calls": [call]},
             {"role": "tool", "tool_call_id": f"call_{n}", "content": body},
-            {"role": "assistant", "content": f"Completed: reviewed src/module_{n}.py. Decided: keep module_{n} pure."},
+            {
+                "role": "assistant",
+                "content": f"Completed: reviewed src/module_{n}.py. Decided: keep module_{n} pure.",
+            },
         ]
 
 
@@ -89,7 +124,9 @@ def test_a_long_session_is_compacted_validly_on_every_request(client, upstream, 
     history: list[dict] = [{"role": "system", "content": "You are a careful reviewer."}]
     for turn in long_session(100):
         history += turn[:3]  # the user asks, the assistant calls a tool, the tool answers
-        client.chat.completions.create(model="echo", messages=history, extra_body={"session_id": "long"})
+        client.chat.completions.create(
+            model="echo", messages=history, extra_body={"session_id": "long"}
+        )
         history.append(turn[3])
     forwarded = [r["body"]["messages"] for r in upstream.requests]
     assert len(forwarded) == 100
@@ -103,3 +140,34 @@ def test_a_long_session_is_compacted_validly_on_every_request(client, upstream, 
     assert any("module_1.py" in r for r in resumes)  # facts of dropped turns reach the model
     session = Session.objects.get(external_id="long")
     assert session.checkpoints.count() >= 2
+
+
+def test_models_are_listed_from_the_upstream(client):
+    assert [m.id for m in client.models.list()]
+
+
+def test_a_failing_compactor_falls_back_to_truncation_and_serves_the_request(
+    client, upstream, project, monkeypatch, caplog
+):
+    from proxy import compaction
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("compactor bug")
+
+    monkeypatch.setattr(compaction, "compact", broken)
+    project.mecw = 1500
+    project.save()
+    history: list[dict] = [{"role": "system", "content": "Be brief."}]
+    for turn in long_session(6):
+        history += turn
+    history.append({"role": "user", "content": "What now?"})
+    reply = client.chat.completions.create(
+        model="echo", messages=history, extra_body={"session_id": "fb"}
+    )
+    assert reply.choices[0].message.content.startswith("echo")
+    forwarded = upstream.requests[-1]["body"]["messages"]
+    assert tokens.count_messages(forwarded, "echo") <= 1500
+    assert forwarded[-1] == {"role": "user", "content": "What now?"} and tool_pairs_are_intact(
+        forwarded
+    )
+    assert "falling back to truncation" in caplog.text

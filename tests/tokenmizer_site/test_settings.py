@@ -14,7 +14,11 @@ PROBE = (
 
 
 def run_settings(**env: str) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"}}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"}
+    }
     clean.update(env, DJANGO_SETTINGS_MODULE="tokenmizer_site.settings")
     return subprocess.run(
         [sys.executable, "-c", PROBE], cwd=ROOT, env=clean, capture_output=True, text=True
@@ -34,10 +38,14 @@ def test_a_sqlite_url_chooses_that_file(tmp_path):
 
 def test_a_postgres_url_and_redis_switch_on_the_production_profile():
     result = run_settings(
-        DATABASE_URL="postgres://postgres@127.0.0.1:5432/tokenmizer", REDIS_URL="redis://127.0.0.1:6379/0"
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/tokenmizer",
+        REDIS_URL="redis://127.0.0.1:6379/0",
     )
     assert result.stdout.split() == [
-        "django.db.backends.postgresql", "tokenmizer", "False", "RedisChannelLayer"
+        "django.db.backends.postgresql",
+        "tokenmizer",
+        "False",
+        "RedisChannelLayer",
     ]
 
 

@@ -23,4 +23,8 @@ class Command(BaseCommand):
             project = create_project(name, user)
         except ValueError as error:
             raise CommandError(str(error)) from None
-        self.stdout.write(self.style.SUCCESS(f"Created project {project.name!r} (slug {project.slug}) owned by {owner}."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Created project {project.name!r} (slug {project.slug}) owned by {owner}."
+            )
+        )

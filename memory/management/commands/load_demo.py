@@ -22,7 +22,9 @@ class Command(BaseCommand):
         if user is None:
             password = secrets.token_urlsafe(12)
             user = users.create_superuser(username=username, email="", password=password)
-            self.stdout.write(self.style.SUCCESS(f"Created user {username!r} with password {password}"))
+            self.stdout.write(
+                self.style.SUCCESS(f"Created user {username!r} with password {password}")
+            )
         else:
             self.stdout.write(
                 f"User {username!r} already exists (new password: "

@@ -19,13 +19,21 @@ class Command(BaseCommand):
     def handle(self, *args, user: str, project: str, name: str, **options):
         owner = get_user_model().objects.filter(username=user).first()
         if owner is None:
-            raise CommandError(f"no user {user!r}: create one with `python manage.py createsuperuser`")
+            raise CommandError(
+                f"no user {user!r}: create one with `python manage.py createsuperuser`"
+            )
         found = Project.objects.filter(Q(slug=project) | Q(name=project)).first()
         if found is None:
-            raise CommandError(f"no project {project!r}: create one with `python manage.py create_project`")
+            raise CommandError(
+                f"no project {project!r}: create one with `python manage.py create_project`"
+            )
         if found.role_of(owner) is None:
-            raise CommandError(f"{user} is not a member of {found.name}; add them in the admin first")
+            raise CommandError(
+                f"{user} is not a member of {found.name}; add them in the admin first"
+            )
         key, plaintext = create_key(owner, found, name)
-        self.stdout.write(self.style.SUCCESS(f"Created key {key.name!r} for {user} in {found.name}:"))
+        self.stdout.write(
+            self.style.SUCCESS(f"Created key {key.name!r} for {user} in {found.name}:")
+        )
         self.stdout.write(plaintext)
         self.stdout.write("Store it now: it is shown only once.")

@@ -7,6 +7,7 @@ import logging
 import time
 import uuid
 from contextlib import suppress
+from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -14,8 +15,9 @@ from django.db import DatabaseError
 
 from proxy import keys, limits, relay, sessions
 from proxy.errors import ProxyError
+from proxy.models import ApiKey
 from proxy.upstreams import adapter_for, resolve
-from proxy.validation import parse_chat_request
+from proxy.validation import ChatRequest, parse_chat_request
 from tokenmizer_site import logs
 
 log = logging.getLogger("tokenmizer.proxy")
@@ -83,43 +85,62 @@ def _headers(scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
 
 
-async def chat_completions(scope, receive, send, request_id: str) -> None:
-    started = time.perf_counter()
+@dataclass
+class Exchange:
+    """One chat completion on its way through the proxy: what came in and what goes upstream."""
+
+    key: ApiKey
+    request: ChatRequest
+    tokens_sent: int
+    forward: list[dict]
+    tokens_forwarded: int
+    session_pk: int | None = None
+    compacted: bool = False
+
+
+async def _read_request(scope, receive) -> tuple[ApiKey, ChatRequest]:
     headers = _headers(scope)
     key = await db(keys.authenticate)(headers.get("authorization"))
+    limit = settings.TOKENMIZER_MAX_BODY_BYTES
     declared = headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > settings.TOKENMIZER_MAX_BODY_BYTES:
+    if declared.isdigit() and int(declared) > limit:
         raise ProxyError(
-            413,
-            f"The request body is over the limit of {settings.TOKENMIZER_MAX_BODY_BYTES:,} bytes.",
-            code="request_too_large",
+            413, f"The request body is over the limit of {limit:,} bytes.", code="request_too_large"
         )
-    request = parse_chat_request(
-        await read_body(receive, settings.TOKENMIZER_MAX_BODY_BYTES), headers.get("x-session-id")
-    )
-    project = key.project
-    tokens_sent = sessions.count_prompt(request.messages, request.model)
-    forward, session_pk, compacted = request.messages, None, False
-    if request.session_id:
-        session = await db(sessions.open_session)(key, request.session_id)
-        session_pk = session.pk
-        if sessions.tool_rounds(request.messages) > project.max_tool_rounds:
-            raise ProxyError(
-                400,
-                f"More than {project.max_tool_rounds} consecutive tool-call rounds in this session: stopping a likely loop. Send a user message to continue.",
-                code="tool_round_limit",
-            )
-        if project.redact_upstream:
-            forward = [sessions.redacted_message(m) for m in request.messages]
-        if tokens_sent > session.mecw * project.compaction_ratio:
-            plan = await db(sessions.compact_for_session)(
-                session_pk, request.messages, forward, request.model
-            )
-            forward, compacted = plan.messages, True
-    forwarded_tokens = sessions.count_prompt(forward, request.model) if compacted else tokens_sent
+    body = await read_body(receive, limit)
+    return key, parse_chat_request(body, headers.get("x-session-id"))
+
+
+async def _through_session(exchange: Exchange) -> None:
+    """Session requests: loop guard, redaction for the upstream, compaction over the threshold."""
+    key, request, project = exchange.key, exchange.request, exchange.key.project
+    session = await db(sessions.open_session)(key, request.session_id)
+    exchange.session_pk = session.pk
+    if sessions.tool_rounds(request.messages) > project.max_tool_rounds:
+        raise ProxyError(
+            400,
+            f"More than {project.max_tool_rounds} consecutive tool-call rounds in this session: "
+            "stopping a likely loop. Send a user message to continue.",
+            code="tool_round_limit",
+        )
+    if project.redact_upstream:
+        exchange.forward = [sessions.redacted_message(m) for m in request.messages]
+    if exchange.tokens_sent > session.mecw * project.compaction_ratio:
+        plan = await db(sessions.compact_for_session)(
+            session.pk, request.messages, exchange.forward, request.model
+        )
+        exchange.forward, exchange.compacted = plan.messages, True
+        exchange.tokens_forwarded = sessions.count_prompt(plan.messages, request.model)
+
+
+def _check_rate(exchange: Exchange) -> None:
     # Tokens per minute count what goes upstream (what the provider bills), not what was sent.
+    project = exchange.key.project
     wait = limits.retry_after(
-        key.pk, project.requests_per_minute, project.tokens_per_minute, forwarded_tokens
+        exchange.key.pk,
+        project.requests_per_minute,
+        project.tokens_per_minute,
+        exchange.tokens_forwarded,
     )
     if wait is not None:
         raise ProxyError(
@@ -128,9 +149,16 @@ async def chat_completions(scope, receive, send, request_id: str) -> None:
             code="rate_limit_exceeded",
             headers=((b"retry-after", str(wait).encode()),),
         )
-    target = resolve(await db(list)(project.upstreams.all()), request.model)
+
+
+async def _relay(
+    exchange: Exchange, receive, send, started: float, request_id: str
+) -> relay.Outcome | None:
+    """Forward upstream and relay the answer; None when the client went away first."""
+    request = exchange.request
+    target = resolve(await db(list)(exchange.key.project.upstreams.all()), request.model)
     adapter = adapter_for(target.kind)
-    body = {**request.body, "messages": forward}
+    body = {**request.body, "messages": exchange.forward}
     if request.stream:
         work = relay.forward_stream(
             adapter, target, body, request.model, request.include_usage, send, started
@@ -138,31 +166,50 @@ async def chat_completions(scope, receive, send, request_id: str) -> None:
     else:
         work = relay.forward_json(adapter, target, body, request.model, send)
     try:
-        outcome = await until_disconnect(receive, work)
+        return await until_disconnect(receive, work)
     except ProxyError as error:
-        outcome = relay.Outcome(error.status, error=error.message)
         await send_error(send, error, request_id)
+        return relay.Outcome(error.status, error=error.message)
+
+
+def _usage(exchange: Exchange, outcome: relay.Outcome | None, started: float) -> dict:
     usage = {
-        "model": request.model,
-        "stream": request.stream,
-        "tokens_sent": tokens_sent,
-        "tokens_forwarded": forwarded_tokens,
-        "compacted": compacted,
+        "model": exchange.request.model,
+        "stream": exchange.request.stream,
+        "tokens_sent": exchange.tokens_sent,
+        "tokens_forwarded": exchange.tokens_forwarded,
+        "compacted": exchange.compacted,
         "latency_ms": (time.perf_counter() - started) * 1000,
     }
     if outcome is None:
-        usage.update(error="client disconnected", upstream_status=None)
-        reply = None
-    else:
-        usage.update(
-            error=outcome.error[:500],
-            upstream_status=outcome.status,
-            ttft_ms=outcome.ttft_ms,
-            completion_tokens=(outcome.usage or {}).get("completion_tokens") or 0,
+        return {**usage, "error": "client disconnected"}
+    return {
+        **usage,
+        "error": outcome.error[:500],
+        "upstream_status": outcome.status,
+        "ttft_ms": outcome.ttft_ms,
+        "completion_tokens": (outcome.usage or {}).get("completion_tokens") or 0,
+    }
+
+
+async def chat_completions(scope, receive, send, request_id: str) -> None:
+    started = time.perf_counter()
+    key, request = await _read_request(scope, receive)
+    tokens_sent = sessions.count_prompt(request.messages, request.model)
+    exchange = Exchange(key, request, tokens_sent, request.messages, tokens_sent)
+    if request.session_id:
+        await _through_session(exchange)
+    _check_rate(exchange)
+    outcome = await _relay(exchange, receive, send, started, request_id)
+    ok = outcome is not None and outcome.status == 200 and not outcome.error
+    try:  # after the response: the client is not kept waiting for the bookkeeping
+        await db(sessions.record_exchange)(
+            key,
+            exchange.session_pk,
+            request.messages,
+            outcome.reply if ok else None,
+            **_usage(exchange, outcome, started),
         )
-        reply = outcome.reply if outcome.status == 200 and not outcome.error else None
-    try:
-        await db(sessions.record_exchange)(key, session_pk, request.messages, reply, **usage)
     except Exception:
         log.exception("request %s: recording the exchange failed", request_id)
 

@@ -52,6 +52,11 @@ class Project(models.Model):
     max_tool_rounds = models.PositiveIntegerField(
         default=50, help_text="Consecutive tool-call rounds allowed in one session."
     )
+    llm_extraction = models.BooleanField(
+        default=False,
+        help_text="Also extract with a model through the project's upstream (only grounded facts are kept).",
+    )
+    llm_extraction_model = models.CharField(max_length=200, default="gpt-4o-mini", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = ProjectQuerySet.as_manager()
@@ -107,6 +112,9 @@ class Session(models.Model):
     high_water = models.IntegerField(default=-1)
     graph_version = models.PositiveIntegerField(
         default=0, help_text="Moves on with every change to the graph; checkpoints record it."
+    )
+    llm_high_water = models.IntegerField(
+        default=-1, help_text="The last message position the optional LLM extraction has read."
     )
     # Where the client's resent history last stopped matching the stored transcript, if ever.
     diverged_at_position = models.IntegerField(null=True, blank=True)

@@ -13,6 +13,7 @@ from memory.models import Session
 from proxy import compaction
 from proxy.errors import ProxyError
 from proxy.models import ApiKey, RequestLog
+from proxy.tasks import llm_extract_session
 
 log = logging.getLogger(__name__)
 
@@ -133,13 +134,15 @@ def record_exchange(
     """After the response: the new messages and the reply recorded once, extraction enqueued, usage kept."""
     with transaction.atomic():
         if session_pk is not None:
-            session = Session.objects.get(pk=session_pk)
+            session = Session.objects.select_related("project").get(pk=session_pk)
             history = messages + (
                 [reply] if reply and (reply.get("content") or reply.get("tool_calls")) else []
             )
             recorded = transcripts.record_messages(session, history, usage.get("model"))
             if recorded.new:
                 tasks.enqueue_extraction(session_pk)
+                if session.project.llm_extraction:
+                    transaction.on_commit(lambda: llm_extract_session.delay(session_pk))
         RequestLog.objects.create(
             project_id=key.project_id, api_key=key, session_id=session_pk, **usage
         )

@@ -21,10 +21,18 @@ def extract_into(graph: Graph, turns: Sequence[Turn], now: float) -> list[Candid
     if not new:
         return []
     context = [t for t in ordered if t.position <= graph.high_water][-CONTEXT_TURNS:]
-    candidates = validator.validate(extraction.extract(new, context=context))
-    candidates.sort(key=lambda c: c.evidence.position)  # stable: keeps in-message order
-    lifecycle.apply(graph, candidates, {t.position: t for t in ordered}, now)
+    candidates = merge(graph, extraction.extract(new, context=context), ordered, now)
     graph.high_water = new[-1].position
+    return candidates
+
+
+def merge(
+    graph: Graph, proposed: Sequence[Candidate], turns: Sequence[Turn], now: float
+) -> list[Candidate]:
+    """Validate candidates from any extractor and apply them to the graph in message order."""
+    candidates = validator.validate(proposed)
+    candidates.sort(key=lambda c: c.evidence.position)  # stable: keeps in-message order
+    lifecycle.apply(graph, candidates, {t.position: t for t in turns}, now)
     return candidates
 
 

@@ -12,6 +12,8 @@ For tests, benchmarks and local trials. The requested model name picks the behav
     midstream-error  a few chunks, then the provider's in-stream error event
     abort            a few chunks (or half a body), then the connection is dropped
     drip             ``drip_chunks`` text chunks ``drip_delay`` seconds apart
+    extract          a JSON reply in the LLM extractor's schema: each "Decided: …" of the
+                     prompt as a grounded fact, plus one invented fact grounding must drop
 
 Routes: POST /v1/chat/completions and GET /v1/models (OpenAI), POST /v1/messages (Anthropic),
 POST /v1beta/models/{model}:generateContent and :streamGenerateContent?alt=sse (Gemini).

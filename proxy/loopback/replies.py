@@ -19,6 +19,7 @@ BEHAVIOURS = (
     "slow",
     "abort",
     "drip",
+    "extract",
     "echo",
 )
 DEFAULT_TOOLS = ("get_weather", "get_time")
@@ -77,11 +78,31 @@ def build_reply(prompt: Prompt, behaviour: str, model: str, seq: int, drip_chunk
         pieces: list[str] = []
     elif behaviour == "drip":
         pieces = [f"drip {i} " for i in range(1, drip_chunks + 1)]
+    elif behaviour == "extract":
+        pieces = [json.dumps({"facts": extraction_facts(prompt.last_user)})]
     else:
         words = " ".join(prompt.last_user.split()[:8])
         pieces = re.findall(r"\S+\s*", f"echo: {prompt.count} messages; last: {words}")
     completion = count("".join(pieces), model) + sum(count(c.name + c.text, model) for c in calls)
     return Reply(seq, pieces, calls, count_messages(prompt.messages, model), completion)
+
+
+_TURN_LINE = re.compile(r"^\[#(\d+) \w+\] (.*)$", re.MULTILINE)
+_DECIDED = re.compile(r"Decided: ([^.\n]+)")
+
+
+def extraction_facts(prompt_text: str) -> list[dict[str, Any]]:
+    """A stand-in for an LLM extractor: each "Decided: X" of the prompt's turns as a grounded fact,
+    plus one fact no message states (which the grounding check must drop)."""
+    facts, first = [], None
+    for position, text in _TURN_LINE.findall(prompt_text):
+        first = first if first is not None else int(position)
+        for label in _DECIDED.findall(text):
+            fact = {"type": "decision", "label": label.strip(), "status": "completed"}
+            facts.append({**fact, "quote": f"Decided: {label}", "source": int(position)})
+    invented = {"type": "decision", "label": "MongoDB for everything", "status": "completed"}
+    facts.append({**invented, "quote": "we chose MongoDB for everything", "source": first or 0})
+    return [{"reason": "", "replaces": "", "fixes": "", **f} for f in facts]
 
 
 def halves(text: str) -> list[str]:

@@ -24,9 +24,11 @@ from memory.graph.types import Edge as GraphEdge
 from memory.graph.types import Node as GraphNode
 from memory.models import DecisionTransition, Edge, Node, Session
 
-_TIME_FIELDS = ("valid_from_at", "valid_until_at", "recorded_at", "retired_at", "last_seen_at")
-_COLUMN_FIELDS = {f.name for f in dataclasses.fields(GraphNode)} - {"type", "evidence"}
+# Domain node fields: those with a column of the same name, the rest kept in the row's `extra`.
+_DOMAIN_FIELDS = {f.name for f in dataclasses.fields(GraphNode)} - {"type", "evidence"}
 _NODE_COLUMNS = {f.name for f in Node._meta.get_fields()}
+_TIME_FIELDS = ("valid_from_at", "valid_until_at", "recorded_at", "retired_at", "last_seen_at")
+_ALWAYS_SET = ("valid_from_at", "recorded_at", "last_seen_at")  # 0.0 in the domain when unknown
 
 
 def to_datetime(stamp: float | None) -> datetime | None:
@@ -46,15 +48,14 @@ def turns_of(session: Session, after: int = -1) -> list[Turn]:
 
 
 def _graph_node(row: Node) -> GraphNode:
-    values = {}
-    for name in _COLUMN_FIELDS:
-        value = getattr(row, name) if name in _NODE_COLUMNS else row.extra.get(name)
-        if name in _TIME_FIELDS and name in _NODE_COLUMNS:
+    values = {name: row.extra[name] for name in _DOMAIN_FIELDS - _NODE_COLUMNS if name in row.extra}
+    for name in _DOMAIN_FIELDS & _NODE_COLUMNS:
+        value = getattr(row, name)
+        if name in _TIME_FIELDS:
             value = to_stamp(value)
-            if value is None and name in ("valid_from_at", "recorded_at", "last_seen_at"):
+            if value is None and name in _ALWAYS_SET:
                 value = 0.0
-        if value is not None or name in _NODE_COLUMNS:
-            values[name] = value
+        values[name] = value
     evidence = Evidence(row.evidence_position, row.evidence_quote)
     return GraphNode(type=NodeType(row.type), evidence=evidence, **values)
 
@@ -105,7 +106,7 @@ def load_with_rows(session: Session) -> tuple[Graph, dict]:
 
 def _row_values(node: GraphNode, message_ids: dict[int, int]) -> dict:
     values, extra = {}, {}
-    for name in _COLUMN_FIELDS:
+    for name in _DOMAIN_FIELDS:
         value = getattr(node, name)
         if name in _NODE_COLUMNS:
             values[name] = to_datetime(value) if name in _TIME_FIELDS else value

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass
 
@@ -23,9 +24,14 @@ from tokenmizer_site import logs
 log = logging.getLogger("tokenmizer.proxy")
 
 
-def db(function):
-    """Run a sync ORM function off the event loop, in a pool thread, with fresh connections."""
-    return database_sync_to_async(function, thread_sensitive=False)
+# Bookkeeping after a response gets threads of its own, so it never delays the next request's
+# database call.
+_AFTERWARDS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tokenmizer-record")
+
+
+def db(function, executor: ThreadPoolExecutor | None = None):
+    """Run a sync ORM function off the event loop, in a pool thread, closing stale connections."""
+    return database_sync_to_async(function, thread_sensitive=False, executor=executor)
 
 
 class ClientGone(Exception):
@@ -98,23 +104,23 @@ class Exchange:
     compacted: bool = False
 
 
-async def _read_request(scope, receive) -> tuple[ApiKey, ChatRequest]:
+async def _read_request(scope, receive) -> tuple[sessions.Admitted, ChatRequest]:
     headers = _headers(scope)
-    key = await db(keys.authenticate)(headers.get("authorization"))
+    keys.bearer_token(headers.get("authorization"))  # a missing or malformed key: 401 at once
     limit = settings.TOKENMIZER_MAX_BODY_BYTES
     declared = headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise ProxyError(
             413, f"The request body is over the limit of {limit:,} bytes.", code="request_too_large"
         )
-    body = await read_body(receive, limit)
-    return key, parse_chat_request(body, headers.get("x-session-id"))
+    request = parse_chat_request(await read_body(receive, limit), headers.get("x-session-id"))
+    admitted = await db(sessions.admit)(headers.get("authorization"), request.session_id)
+    return admitted, request
 
 
-async def _through_session(exchange: Exchange) -> None:
+async def _through_session(exchange: Exchange, session) -> None:
     """Session requests: loop guard, redaction for the upstream, compaction over the threshold."""
-    key, request, project = exchange.key, exchange.request, exchange.key.project
-    session = await db(sessions.open_session)(key, request.session_id)
+    request, project = exchange.request, exchange.key.project
     exchange.session_pk = session.pk
     if sessions.tool_rounds(request.messages) > project.max_tool_rounds:
         raise ProxyError(
@@ -152,11 +158,11 @@ def _check_rate(exchange: Exchange) -> None:
 
 
 async def _relay(
-    exchange: Exchange, receive, send, started: float, request_id: str
+    exchange: Exchange, upstreams: list, receive, send, started: float, request_id: str
 ) -> relay.Outcome | None:
     """Forward upstream and relay the answer; None when the client went away first."""
     request = exchange.request
-    target = resolve(await db(list)(exchange.key.project.upstreams.all()), request.model)
+    target = resolve(upstreams, request.model)
     adapter = adapter_for(target.kind)
     body = {**request.body, "messages": exchange.forward}
     if request.stream:
@@ -194,16 +200,17 @@ def _usage(exchange: Exchange, outcome: relay.Outcome | None, started: float) ->
 
 async def chat_completions(scope, receive, send, request_id: str) -> None:
     started = time.perf_counter()
-    key, request = await _read_request(scope, receive)
+    admitted, request = await _read_request(scope, receive)
+    key = admitted.key
     tokens_sent = sessions.count_prompt(request.messages, request.model)
     exchange = Exchange(key, request, tokens_sent, request.messages, tokens_sent)
-    if request.session_id:
-        await _through_session(exchange)
+    if admitted.session is not None:
+        await _through_session(exchange, admitted.session)
     _check_rate(exchange)
-    outcome = await _relay(exchange, receive, send, started, request_id)
+    outcome = await _relay(exchange, admitted.upstreams, receive, send, started, request_id)
     ok = outcome is not None and outcome.status == 200 and not outcome.error
     try:  # after the response: the client is not kept waiting for the bookkeeping
-        await db(sessions.record_exchange)(
+        await db(sessions.record_exchange, _AFTERWARDS)(
             key,
             exchange.session_pk,
             request.messages,

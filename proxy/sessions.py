@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -10,12 +11,27 @@ from django.db import transaction
 from memory import checkpoints, graphs, tasks, transcripts
 from memory.graph import redact, tokens
 from memory.models import Session
-from proxy import compaction
+from proxy import compaction, keys
 from proxy.errors import ProxyError
-from proxy.models import ApiKey, RequestLog
+from proxy.models import ApiKey, RequestLog, Upstream
 from proxy.tasks import llm_extract_session
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Admitted:
+    key: ApiKey
+    upstreams: list[Upstream]
+    session: Session | None
+
+
+def admit(authorization: str | None, session_id: str | None) -> Admitted:
+    """Everything a request needs from the database before it goes upstream, in one call:
+    the key (401 otherwise), the project's upstreams, and the session (404 if not the key's)."""
+    key = keys.authenticate(authorization)
+    upstreams = list(key.project.upstreams.all())
+    return Admitted(key, upstreams, open_session(key, session_id) if session_id else None)
 
 
 def open_session(key: ApiKey, external_id: str) -> Session:

@@ -105,7 +105,6 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers and a writer overlap; IMMEDIATE transactions take the write lock up front,
     # so concurrent requests wait for it (up to the timeout) instead of failing on upgrade.
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",

@@ -82,6 +82,7 @@ class Bench:
         self._upstream_proc: subprocess.Popen | None = None
         self._proxy_proc: subprocess.Popen | None = None
         self.proxy_url = ""
+        self.relay_url = ""  # a bare relay to compare with, when a benchmark starts one
         self.api_key = ""
 
     def __enter__(self) -> Bench:
@@ -129,7 +130,10 @@ class Bench:
         port = free_port()
         self._upstream_proc = subprocess.Popen(
             [sys.executable, "-m", "proxy.loopback", "--host", HOST, "--port", str(port)],
-            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         wait_listening(port, lambda: self._upstream_proc.poll() is None)
         self.upstream_url = f"http://{HOST}:{port}"
@@ -157,7 +161,9 @@ class Bench:
     def close(self) -> None:
         if self._proxy_proc is not None and self._proxy_proc.poll() is not None:
             tail = "\n".join(self.proxy_log().splitlines()[-30:])
-            progress(f"the proxy process exited early (code {self._proxy_proc.returncode}); its log:\n{tail}")
+            progress(
+                f"the proxy process exited early (code {self._proxy_proc.returncode}); its log:\n{tail}"
+            )
         stop_process(self._proxy_proc)
         if getattr(self, "_proxy_log", None):
             self._proxy_log.close()

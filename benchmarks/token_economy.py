@@ -43,8 +43,16 @@ DECISIONS: tuple[tuple[str, str, str], ...] = (
     ("pages", "paginate list endpoints with opaque cursors", "cursor pagination"),
     ("cache", "cache product lookups in Redis for five minutes", "the Redis product cache"),
     ("logs", "emit structured JSON logs through structlog", "structlog"),
-    ("config", "load configuration from environment variables via pydantic-settings", "pydantic-settings"),
-    ("webhooks", "retry webhook deliveries with exponential backoff, five attempts at most", "webhook backoff"),
+    (
+        "config",
+        "load configuration from environment variables via pydantic-settings",
+        "pydantic-settings",
+    ),
+    (
+        "webhooks",
+        "retry webhook deliveries with exponential backoff, five attempts at most",
+        "webhook backoff",
+    ),
     ("itests", "run integration tests against a real Postgres container", "Postgres containers"),
     ("time", "store every timestamp in UTC and convert only at the edges", "UTC timestamps"),
     ("versions", "version the public API in the URL path as /v2/", "path versioning"),
@@ -62,13 +70,41 @@ DECISIONS: tuple[tuple[str, str, str], ...] = (
     ("locks", "take row locks with SELECT FOR UPDATE when reserving stock", "row locks"),
 )
 REPLACEMENTS: dict[str, tuple[str, str, str]] = {  # topic -> new label, new short name, reason
-    "queue": ("move background jobs to RQ workers", "RQ", "Celery's prefork workers kept leaking memory on the 2 GB pods"),
-    "tokens": ("sign API tokens as JWT with ES256 keys", "JWT", "the mobile app already ships a JWT library"),
-    "cache": ("memoize product lookups in-process for sixty seconds", "an in-process cache", "the Redis round trip cost more than the database query"),
-    "search": ("index products in Meilisearch for typo-tolerant search", "Meilisearch", "full-text ranking was poor for short product names"),
-    "ratelimit": ("raise the per-key quota to 300 calls a minute", "300 calls a minute", "the partner batch importer kept hitting 429s"),
-    "emails": ("render order emails ourselves and deliver them with Amazon SES", "SES", "Postmark's per-message price tripled"),
-    "flags": ("gate the checkout rewrite with our own flags table", "our flags table", "LaunchDarkly needs a contract we do not have yet"),
+    "queue": (
+        "move background jobs to RQ workers",
+        "RQ",
+        "Celery's prefork workers kept leaking memory on the 2 GB pods",
+    ),
+    "tokens": (
+        "sign API tokens as JWT with ES256 keys",
+        "JWT",
+        "the mobile app already ships a JWT library",
+    ),
+    "cache": (
+        "memoize product lookups in-process for sixty seconds",
+        "an in-process cache",
+        "the Redis round trip cost more than the database query",
+    ),
+    "search": (
+        "index products in Meilisearch for typo-tolerant search",
+        "Meilisearch",
+        "full-text ranking was poor for short product names",
+    ),
+    "ratelimit": (
+        "raise the per-key quota to 300 calls a minute",
+        "300 calls a minute",
+        "the partner batch importer kept hitting 429s",
+    ),
+    "emails": (
+        "render order emails ourselves and deliver them with Amazon SES",
+        "SES",
+        "Postmark's per-message price tripled",
+    ),
+    "flags": (
+        "gate the checkout rewrite with our own flags table",
+        "our flags table",
+        "LaunchDarkly needs a contract we do not have yet",
+    ),
 }
 TASKS: tuple[str, ...] = (
     "add a unit test for refund rounding in pricing.py",
@@ -118,27 +154,86 @@ TASKS: tuple[str, ...] = (
     "add pagination to the refunds endpoint",
 )
 FILES: tuple[str, ...] = (
-    "src/orders/api/routes.py", "src/orders/api/schemas.py", "src/orders/pricing.py",
-    "src/orders/checkout.py", "src/orders/stock.py", "src/orders/payments/adapter.py",
-    "src/orders/payments/provider.py", "src/orders/webhooks.py", "src/orders/jobs.py",
-    "src/orders/settings.py", "src/orders/db/models.py", "src/orders/db/queries.py",
-    "src/orders/auth/tokens.py", "src/orders/search.py", "src/orders/emails.py",
-    "src/orders/fulfilment.py", "src/orders/tax.py", "src/orders/coupons.py",
-    "src/orders/export.py", "src/orders/audit.py", "tests/test_pricing.py",
-    "tests/test_checkout.py", "tests/test_webhooks.py", "tests/test_stock.py",
+    "src/orders/api/routes.py",
+    "src/orders/api/schemas.py",
+    "src/orders/pricing.py",
+    "src/orders/checkout.py",
+    "src/orders/stock.py",
+    "src/orders/payments/adapter.py",
+    "src/orders/payments/provider.py",
+    "src/orders/webhooks.py",
+    "src/orders/jobs.py",
+    "src/orders/settings.py",
+    "src/orders/db/models.py",
+    "src/orders/db/queries.py",
+    "src/orders/auth/tokens.py",
+    "src/orders/search.py",
+    "src/orders/emails.py",
+    "src/orders/fulfilment.py",
+    "src/orders/tax.py",
+    "src/orders/coupons.py",
+    "src/orders/export.py",
+    "src/orders/audit.py",
+    "tests/test_pricing.py",
+    "tests/test_checkout.py",
+    "tests/test_webhooks.py",
+    "tests/test_stock.py",
 )
 ERRORS: tuple[tuple[str, str], ...] = (  # (error line, fix)
-    ("KeyError: 'currency'", "default the currency to the shop's currency when the line item has none"),
-    ("sqlalchemy.exc.IntegrityError: duplicate key value violates unique constraint \"orders_pkey\"", "generate the id once per request instead of per retry"),
-    ("AssertionError: assert 1999 == 2000", "round half-even on the line total, not on each unit price"),
-    ("TypeError: can't compare offset-naive and offset-aware datetimes", "make the fixture timestamps timezone-aware"),
-    ("httpx.ReadTimeout: timed out", "pass the shipping client's timeout through instead of the default"),
-    ("AttributeError: 'NoneType' object has no attribute 'postal_code'", "skip address validation for digital-only orders"),
-    ("ValueError: invalid literal for int() with base 10: '12.50'", "parse amounts with Decimal before converting to cents"),
+    (
+        "KeyError: 'currency'",
+        "default the currency to the shop's currency when the line item has none",
+    ),
+    (
+        'sqlalchemy.exc.IntegrityError: duplicate key value violates unique constraint "orders_pkey"',
+        "generate the id once per request instead of per retry",
+    ),
+    (
+        "AssertionError: assert 1999 == 2000",
+        "round half-even on the line total, not on each unit price",
+    ),
+    (
+        "TypeError: can't compare offset-naive and offset-aware datetimes",
+        "make the fixture timestamps timezone-aware",
+    ),
+    (
+        "httpx.ReadTimeout: timed out",
+        "pass the shipping client's timeout through instead of the default",
+    ),
+    (
+        "AttributeError: 'NoneType' object has no attribute 'postal_code'",
+        "skip address validation for digital-only orders",
+    ),
+    (
+        "ValueError: invalid literal for int() with base 10: '12.50'",
+        "parse amounts with Decimal before converting to cents",
+    ),
     ("RuntimeError: Event loop is closed", "close the async client in the fixture's teardown"),
 )
-_NOUNS = ("order", "line_item", "refund", "payment", "shipment", "coupon", "customer", "invoice", "cart", "stock")
-_VERBS = ("load", "save", "validate", "apply", "cancel", "reserve", "release", "render", "sync", "price")
+_NOUNS = (
+    "order",
+    "line_item",
+    "refund",
+    "payment",
+    "shipment",
+    "coupon",
+    "customer",
+    "invoice",
+    "cart",
+    "stock",
+)
+_VERBS = (
+    "load",
+    "save",
+    "validate",
+    "apply",
+    "cancel",
+    "reserve",
+    "release",
+    "render",
+    "sync",
+    "price",
+)
 
 
 @dataclass
@@ -199,7 +294,9 @@ def test_output(target: str, rng: random.Random, error: tuple[str, str] | None) 
         marks = "." * n if error is None or f != files[0] else "." * (n - 1) + "F"
         lines.append(f"{f} {marks:<40} [{100 * done // total:3d}%]")
     if error is None:
-        lines.append(f"============================== {total} passed in {rng.uniform(1, 9):.2f}s ==============================")
+        lines.append(
+            f"============================== {total} passed in {rng.uniform(1, 9):.2f}s =============================="
+        )
         return "\n".join(lines)
     module = files[0].removeprefix("tests/test_").removesuffix(".py")
     lines += ["", "=================================== FAILURES ===================================",
@@ -224,7 +321,9 @@ def _schedule(rng: random.Random, turns: int) -> dict[int, list[tuple]]:
         at = 2 + int(k * step)
         events[at].append(("decide", topic, rng.choice(("user", "assistant"))))
         if topic in REPLACEMENTS:
-            events[min(turns, at + rng.randint(20, 70))].append(("replace", topic, rng.choice(("user", "assistant"))))
+            events[min(turns, at + rng.randint(20, 70))].append(
+                ("replace", topic, rng.choice(("user", "assistant")))
+            )
     step = (turns - 10) / len(TASKS)
     for k, task in enumerate(TASKS):
         at = 1 + int(k * step)
@@ -270,7 +369,9 @@ def _fact_sentence(event: tuple, state: _State, rng: random.Random) -> str:
     if kind == "done":
         if what in state.open:
             state.open.remove(what)
-        return rng.choice(("Done: {t}.", "Finished the work to {t}; the tests pass.")).format(t=what)
+        return rng.choice(("Done: {t}.", "Finished the work to {t}; the tests pass.")).format(
+            t=what
+        )
     raise ValueError(kind)
 
 
@@ -285,7 +386,9 @@ def _user_text(turn: int, path: str, sentences: list[str], rng: random.Random) -
     return " ".join([rng.choice(asks), *sentences])
 
 
-def _assistant_text(path: str, sentences: list[str], error: tuple[str, str] | None, rng: random.Random) -> str:
+def _assistant_text(
+    path: str, sentences: list[str], error: tuple[str, str] | None, rng: random.Random
+) -> str:
     opening = rng.choice((
         f"I read {path}. The functions there follow the same pattern: fetch rows, sum cents, log, return a dict.",
         f"{path} is in reasonable shape; the helpers validate their ids first and log one line each.",
@@ -293,9 +396,15 @@ def _assistant_text(path: str, sentences: list[str], error: tuple[str, str] | No
     ))  # fmt: skip
     parts = [opening]
     if error is not None:
-        parts.append(f"The run failed with {error[0]}. Fixed it: {error[1]}, and the suite is green again.")
+        parts.append(
+            f"The run failed with {error[0]}. Fixed it: {error[1]}, and the suite is green again."
+        )
     parts += sentences
-    parts.append(rng.choice(("Nothing else stands out.", "I kept the change small.", "Ready for the next step.")))
+    parts.append(
+        rng.choice(
+            ("Nothing else stands out.", "I kept the change small.", "Ready for the next step.")
+        )
+    )
     return " ".join(parts)
 
 
@@ -313,13 +422,19 @@ def generate_session(turns: int = TURNS, seed: int = SEED) -> list[Turn]:
         labels = (list(state.in_force.values()), list(state.open))
         error = next((e[1] for e in events[t] if e[0] == "error"), None)
         replies = _tool_round(t, path, error, rng)
-        said = [_fact_sentence(e, state, rng) for e in events[t] if e[2] == "assistant" and e[0] != "error"]
+        said = [
+            _fact_sentence(e, state, rng)
+            for e in events[t]
+            if e[2] == "assistant" and e[0] != "error"
+        ]
         replies.append({"role": "assistant", "content": _assistant_text(path, said, error, rng)})
         out.append(Turn(user, replies, *labels))
     return out
 
 
-def _tool_round(turn: int, path: str, error: tuple[str, str] | None, rng: random.Random) -> list[dict]:
+def _tool_round(
+    turn: int, path: str, error: tuple[str, str] | None, rng: random.Random
+) -> list[dict]:
     """The assistant's tool calls for a turn and their results: read files, run tests."""
     calls = [("read_file", {"path": path})]
     if rng.random() < 0.2:
@@ -327,13 +442,21 @@ def _tool_round(turn: int, path: str, error: tuple[str, str] | None, rng: random
     if error is not None or rng.random() < 0.55:
         calls.append(("run_tests", {"target": "tests/", "args": ["-q", "-x"]}))
     call_msgs = [
-        {"id": f"call_{turn}_{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+        {
+            "id": f"call_{turn}_{i}",
+            "type": "function",
+            "function": {"name": n, "arguments": json.dumps(a)},
+        }
         for i, (n, a) in enumerate(calls)
     ]
     out: list[dict] = [{"role": "assistant", "content": None, "tool_calls": call_msgs}]
     for call, (name, args) in zip(call_msgs, calls, strict=True):
         rng_out = random.Random(f"{turn}:{call['id']}:{args}")
-        text = file_text(args["path"], rng_out) if name == "read_file" else test_output(args["target"], rng_out, error)
+        text = (
+            file_text(args["path"], rng_out)
+            if name == "read_file"
+            else test_output(args["target"], rng_out, error)
+        )
         out.append({"role": "tool", "tool_call_id": call["id"], "content": text})
     return out
 
@@ -355,7 +478,12 @@ def recall(messages: Sequence[dict], items: Sequence[str]) -> dict:
 
     labels = [s for m in messages for s in sentences(message_text(m))]
     score = score_category(labels, list(items))
-    return {"recall": score["recall"], "n": score["n_gt"], "covered": score["n_covered"], "misses": score["misses"]}
+    return {
+        "recall": score["recall"],
+        "n": score["n_gt"],
+        "covered": score["n_covered"],
+        "misses": score["misses"],
+    }
 
 
 def common_prefix(previous: Sequence[dict], current: Sequence[dict]) -> int:
@@ -377,7 +505,11 @@ def prefix_share(previous: Sequence[dict] | None, current: Sequence[dict]) -> di
     k = common_prefix(previous, current)
     total = sum(count_message(m, MODEL) for m in current)
     same = sum(count_message(m, MODEL) for m in current[:k])
-    return {"messages": k / len(current), "tokens": same / total if total else 0.0, "prefix_messages": k}
+    return {
+        "messages": k / len(current),
+        "tokens": same / total if total else 0.0,
+        "prefix_messages": k,
+    }
 
 
 def resume_of(forwarded: Sequence[dict], sent: Sequence[dict]) -> list[dict]:
@@ -385,12 +517,42 @@ def resume_of(forwarded: Sequence[dict], sent: Sequence[dict]) -> list[dict]:
     return [m for m in forwarded if m.get("role") == "system" and m not in sent]
 
 
+def memory_state(session_id: str) -> dict:
+    """The session's memory when a check is made: what was read, and the checkpoint the resume is from."""
+    from memory.models import Session
+
+    session = Session.objects.get(external_id=session_id)
+    latest = session.checkpoints.order_by("-sequence").first()
+    return {
+        "transcript_messages": session.messages.count(),
+        "high_water": session.high_water,
+        "checkpoint": latest
+        and {
+            "sequence": latest.sequence,
+            "high_water": latest.high_water,
+            "standard_tokens": latest.standard_tokens,
+        },
+    }
+
+
 def check_point(turn: int, sent: list[dict], forwarded: list[dict], labels: Turn) -> dict:
     """Recall of the decisions in force and the open tasks at one turn, from three texts."""
     resume = resume_of(forwarded, sent)
-    out = {"turn": turn, "decisions_in_force": len(labels.decisions), "open_tasks": len(labels.open_tasks)}
-    for name, messages in (("forwarded", forwarded), ("resume_block", resume), ("full_history", sent)):
-        out[name] = {"decisions": recall(messages, labels.decisions), "open_tasks": recall(messages, labels.open_tasks)}
+    out = {
+        "turn": turn,
+        "resume_text": "\n".join(message_text(m) for m in resume),
+        "decisions_in_force": len(labels.decisions),
+        "open_tasks": len(labels.open_tasks),
+    }
+    for name, messages in (
+        ("forwarded", forwarded),
+        ("resume_block", resume),
+        ("full_history", sent),
+    ):
+        out[name] = {
+            "decisions": recall(messages, labels.decisions),
+            "open_tasks": recall(messages, labels.open_tasks),
+        }
     out["resume_tokens"] = sum(_count(m) for m in resume)
     return out
 
@@ -426,7 +588,9 @@ def run_session(
             sent = [*history, turn.user]
             seen = len(bench.loopback.requests)
             start = time.perf_counter()
-            response = client.post(url, json={"model": MODEL, "messages": sent}, headers=bench.headers(session_id))
+            response = client.post(
+                url, json={"model": MODEL, "messages": sent}, headers=bench.headers(session_id)
+            )
             ms = (time.perf_counter() - start) * 1000
             received = bench.loopback.requests[seen:]
             forwarded = received[-1]["body"]["messages"] if received else []
@@ -440,17 +604,24 @@ def run_session(
             })  # fmt: skip
             if t in CHECK_TURNS and forwarded:
                 checks.append(check_point(t, sent, forwarded, turn))
+                checks[-1]["memory"] = memory_state(session_id)
             if response.status_code != 200:
                 rows[-1]["error"] = response.text[:300]
                 failures = [r for r in rows[-5:] if r["status"] != 200]
                 if len(failures) == 5:
-                    raise RuntimeError(f"5 failed requests in a row, the last: {response.text[:300]}")
+                    raise RuntimeError(
+                        f"5 failed requests in a row, the last: {response.text[:300]}"
+                    )
             previous, previous_full = (forwarded or None), sent
             reply = _reply(response) if keep_reply else None
             history = [*sent, *([reply] if reply else []), *turn.replies]
             if show and (t % 25 == 0 or t == len(turns)):
                 r = rows[-1]
-                print(f"token economy ({session_id}): turn {t}/{len(turns)}, {r['full_tokens']:,} → {r['forwarded_tokens']:,} tokens, {ms:.0f} ms", file=sys.stderr, flush=True)
+                print(
+                    f"token economy ({session_id}): turn {t}/{len(turns)}, {r['full_tokens']:,} → {r['forwarded_tokens']:,} tokens, {ms:.0f} ms",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return {"turns": rows, "checks": checks}
 
 
@@ -472,7 +643,9 @@ def aggregate(rows: list[dict], mecw: int) -> dict:
     full_shares = [r["full_prefix"] for r in rows if r["full_prefix"]]
 
     def stats(values: list[float]) -> dict:
-        return {"mean": mean(values), "median": median(values), "min": min(values)} if values else {}
+        return (
+            {"mean": mean(values), "median": median(values), "min": min(values)} if values else {}
+        )
 
     return {
         "requests": len(rows),
@@ -488,7 +661,9 @@ def aggregate(rows: list[dict], mecw: int) -> dict:
         "prefix_share": {
             "tokens": stats([s["tokens"] for s in shares]),
             "messages": stats([s["messages"] for s in shares]),
-            "tokens_compacted_only": stats([r["prefix"]["tokens"] for r in compacted if r["prefix"]]),
+            "tokens_compacted_only": stats(
+                [r["prefix"]["tokens"] for r in compacted if r["prefix"]]
+            ),
             "zero_prefix_requests": sum(1 for s in shares if s["prefix_messages"] == 0),
             "system_prompt_only_requests": sum(1 for s in shares if s["prefix_messages"] == 1),
         },
@@ -533,7 +708,12 @@ def run(turns: int = TURNS, mecw: int = MECW, max_seconds: float = 3000, show: b
 
     session = generate_session(turns)
     results = run_metadata("token_economy")
-    results.update(model=MODEL, tokenizer="cl100k_base (memory.graph.tokens)", mecw=mecw, session=session_facts(session))
+    results.update(
+        model=MODEL,
+        tokenizer="cl100k_base (memory.graph.tokens)",
+        mecw=mecw,
+        session=session_facts(session),
+    )
     deadline = time.monotonic() + max_seconds
     results["profile"] = "embedded (SQLite, eager extraction), app under uvicorn in its own process"
     results["variants"] = {}
@@ -546,7 +726,9 @@ def run(turns: int = TURNS, mecw: int = MECW, max_seconds: float = 3000, show: b
                 "store": store_stats(name),
                 "turns": measured["turns"],
             }
-        results["proxy_log"] = [line for line in bench.proxy_log().splitlines() if "kombu" not in line][-20:]
+        results["proxy_log"] = [
+            line for line in bench.proxy_log().splitlines() if "kombu" not in line
+        ][-20:]
     return results
 
 
@@ -661,7 +843,12 @@ def chart(results: dict, path: Path) -> None:
         rows = variant["turns"]
         turns = [r["turn"] for r in rows]
         if not full_drawn:
-            ax.plot(turns, [r["full_tokens"] for r in rows], color="#8b949e", label="whole history (resend everything)")
+            ax.plot(
+                turns,
+                [r["full_tokens"] for r in rows],
+                color="#8b949e",
+                label="whole history (resend everything)",
+            )
             full_drawn = True
         a = variant["aggregate"]
         color, line = styles.get(name, ("#000000", ":"))
@@ -693,14 +880,22 @@ def write_all(results: dict, out: Path) -> list[Path]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.token_economy", description=__doc__)
-    parser.add_argument("--out", required=True, type=Path, help="results JSON; .md and .png beside it")
-    parser.add_argument("--turns", type=int, default=TURNS, help=f"session length (default {TURNS})")
-    parser.add_argument("--max-seconds", type=float, default=3000, help="stop the run after this long")
+    parser.add_argument(
+        "--out", required=True, type=Path, help="results JSON; .md and .png beside it"
+    )
+    parser.add_argument(
+        "--turns", type=int, default=TURNS, help=f"session length (default {TURNS})"
+    )
+    parser.add_argument(
+        "--max-seconds", type=float, default=3000, help="stop the run after this long"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
     results = run(args.turns, MECW, args.max_seconds, show=not args.quiet)
     paths = write_all(results, args.out)
-    ratios = ", ".join(f"{k} {v['aggregate']['savings_ratio']:.1f}×" for k, v in results["variants"].items())
+    ratios = ", ".join(
+        f"{k} {v['aggregate']['savings_ratio']:.1f}×" for k, v in results["variants"].items()
+    )
     print(f"ratio {ratios}; wrote " + ", ".join(map(str, paths)), file=sys.stderr)
     return 0
 

@@ -116,6 +116,12 @@ class Session(models.Model):
     llm_high_water = models.IntegerField(
         default=-1, help_text="The last message position the optional LLM extraction has read."
     )
+    # Where the last compacted request cut the transcript, and with which resume: the next
+    # request keeps the same cut while it fits, so providers' prompt caches keep hitting.
+    compacted_from = models.IntegerField(null=True, blank=True)
+    compacted_with = models.ForeignKey(
+        "Checkpoint", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     # Where the client's resent history last stopped matching the stored transcript, if ever.
     diverged_at_position = models.IntegerField(null=True, blank=True)
     diverged_at = models.DateTimeField(null=True, blank=True)

@@ -17,7 +17,15 @@ from memory.models import Session
 
 log = logging.getLogger(__name__)
 # Safe to run twice (high-water marks, unique keys), so a redelivered or retried job does no harm.
-JOB = dict(acks_late=True, autoretry_for=(DatabaseError,), max_retries=3, retry_backoff=True)
+# Results are ignored: nothing reads them, and a sender expecting one subscribes to the result
+# store first, which with Redis down retried for 20 s before the inline fallback could start.
+JOB = dict(
+    acks_late=True,
+    autoretry_for=(DatabaseError,),
+    max_retries=3,
+    retry_backoff=True,
+    ignore_result=True,
+)
 
 
 @shared_task(**JOB)

@@ -47,6 +47,11 @@ class GraphView:
         return self.position is not None or self.at is not None
 
 
+def last_position(session: Session) -> int | None:
+    """The position of the session's latest message, the far end of the time-travel control."""
+    return session.messages.order_by("-position").values_list("position", flat=True).first()
+
+
 def session_graph(
     session: Session, position: int | None = None, at: datetime | None = None
 ) -> GraphView:

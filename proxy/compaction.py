@@ -24,6 +24,7 @@ class Plan:
     tokens_out: int  # prompt tokens of `messages`
     strategy: str  # "none" | "stubbed" | "resume" | "truncated"
     dropped: tuple[int, ...]  # indices (in the client's list) of messages left out entirely
+    kept_from: int | None = None  # index of the oldest turn kept after the head, if any
 
 
 class TooLarge(Exception):
@@ -103,6 +104,8 @@ def compact(
     resume: str | None = None,
     model: str | None = None,
     keep_recent: int = 1,
+    keep_from: int | None = None,
+    refill: float | None = None,
 ) -> Plan:
     """What to forward so the request fits ``threshold × budget`` tokens (never more than budget).
 
@@ -111,6 +114,10 @@ def compact(
     that is not enough, the client's system messages, the ``resume`` block and the newest whole
     turns that fit are forwarded. Without a resume block, or when it leaves no room for the newest
     turn, the oldest turns are simply dropped. Raises TooLarge when even that cannot fit.
+
+    For prompt caches: with ``keep_from`` (the previous request's ``kept_from``), every turn from
+    there on is kept while they fit, so consecutive requests share their prefix; when a new cut
+    is needed it keeps only what fits ``refill × budget``, leaving room to grow before the next.
     """
     target = _target(budget, threshold, keep_recent)
     costs = _Costs(messages, model)
@@ -125,8 +132,14 @@ def compact(
         return stubbed
     if resume is not None and resume.strip():
         try:
-            with_resume = _with_resume(head, units, resume)
-            return _fit(messages, *with_resume, costs, target, budget, tokens_in, "resume")
+            head_r, units_r = _with_resume(head, units, resume)
+            since = [u for u in units_r if keep_from is not None and u.indices[0] >= keep_from]
+            if since and _head_tokens(head_r, costs) + sum(u.tokens for u in since) <= target:
+                return _plan(messages, head_r, since, costs, tokens_in, "resume")
+            cut = _target(budget, refill, keep_recent) if refill else target
+            return _fit(
+                messages, head_r, units_r, costs, min(cut, target), budget, tokens_in, "resume"
+            )
         except TooLarge:
             pass  # the block itself may crowd out the newest turn; memory must not fail a request
     return _fit(messages, head, units, costs, target, budget, tokens_in, "truncated")
@@ -222,7 +235,7 @@ def _fit(
     strategy: str,
 ) -> Plan:
     """Head plus the longest run of newest units within target; the newest alone within budget."""
-    head_tokens = tokens.REPLY_PRIMING + sum(costs.of(i, m) for i, m in head if m is not None)
+    head_tokens = _head_tokens(head, costs)
     chosen = _newest_run(units, target - head_tokens)
     if not chosen and units:
         newest = units[-1]
@@ -240,6 +253,10 @@ def _fit(
     if head_tokens > budget:
         raise TooLarge(head_tokens, budget)
     return _plan(messages, head, chosen, costs, tokens_in, strategy)
+
+
+def _head_tokens(head: list[tuple[int, Message | None]], costs: _Costs) -> int:
+    return tokens.REPLY_PRIMING + sum(costs.of(i, m) for i, m in head if m is not None)
 
 
 def _newest_run(units: Sequence[_Unit], room: int) -> list[_Unit]:
@@ -274,7 +291,8 @@ def _plan(
         out.extend(unit.messages)
         total += unit.tokens
     dropped = tuple(i for i in range(len(messages)) if i not in kept)
-    return Plan(out, tokens_in, total, strategy, dropped)
+    kept_from = units[0].indices[0] if units else None
+    return Plan(out, tokens_in, total, strategy, dropped, kept_from)
 
 
 # --- parsing into well-formed units ------------------------------------------------------------

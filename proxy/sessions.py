@@ -99,33 +99,40 @@ def _covered(plan: compaction.Plan, upto: int) -> bool:
     return not plan.dropped or max(plan.dropped) <= upto
 
 
+REFILL_RATIO = 0.5  # after a new cut the request fills half the MECW, leaving room to grow
+
+
 def compact_for_session(
     session_pk: int, messages: list[dict[str, Any]], forward: list[dict[str, Any]], model: str
 ) -> compaction.Plan:
     """Compact ``forward`` (the request as it would go upstream) for an over-budget request.
 
     The resume stays the latest checkpoint's while that checkpoint had read every message the
-    plan drops (the kept recent turns carry anything newer), so consecutive requests share their
-    prefix. Once the plan would drop past it, the client's ``messages`` are recorded and extracted
+    plan drops (the kept recent turns carry anything newer), and the cut stays where the last
+    request made it while the turns since fit, so consecutive requests share their prefix. Once
+    the plan would drop past the checkpoint, the client's ``messages`` are recorded and extracted
     first and a checkpoint is made on the spot, so nothing dropped is forgotten.
     """
     session = Session.objects.select_related("project").get(pk=session_pk)
     budget, ratio = session.mecw, session.project.compaction_ratio
 
     def plan_with(checkpoint) -> compaction.Plan:
+        same = checkpoint.pk == session.compacted_with_id
         return compaction.compact(
-            forward, budget=budget, threshold=ratio, resume=checkpoint.standard, model=model
-        )
+            forward, budget=budget, threshold=ratio, resume=checkpoint.standard, model=model,
+            keep_from=session.compacted_from if same else None, refill=REFILL_RATIO,
+        )  # fmt: skip
 
     try:
         latest = checkpoints.latest_checkpoint(session)
-        if latest is not None:
+        plan = plan_with(latest) if latest is not None else None
+        if plan is None or not _covered(plan, latest.high_water):
+            transcripts.record_messages(session, messages, model)
+            graphs.extract_session(session.pk)
+            latest = checkpoints.save_checkpoint(session)
             plan = plan_with(latest)
-            if _covered(plan, latest.high_water):
-                return plan  # the same resume as the last request: the provider's cache hits
-        transcripts.record_messages(session, messages, model)
-        graphs.extract_session(session.pk)
-        return plan_with(checkpoints.save_checkpoint(session))
+        _remember_cut(session, plan, latest)
+        return plan
     except compaction.TooLarge as error:
         raise _too_large(error) from None
     except Exception:
@@ -134,6 +141,13 @@ def compact_for_session(
         return compaction.truncate(forward, budget=budget, threshold=ratio, model=model)
     except compaction.TooLarge as error:
         raise _too_large(error) from None
+
+
+def _remember_cut(session: Session, plan: compaction.Plan, checkpoint) -> None:
+    if (session.compacted_from, session.compacted_with_id) != (plan.kept_from, checkpoint.pk):
+        Session.objects.filter(pk=session.pk).update(
+            compacted_from=plan.kept_from, compacted_with=checkpoint
+        )
 
 
 def _too_large(error: compaction.TooLarge) -> ProxyError:

@@ -8,11 +8,22 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tokenmizer_site.settings")
 django_asgi_app = get_asgi_application()
 
 # Imported once the apps are loaded: these modules use the ORM.
+from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
+from dashboard.routing import websocket_urlpatterns  # noqa: E402
 from proxy.app import application as proxy_app  # noqa: E402
+from tokenmizer_site.services import check_services  # noqa: E402
+
+check_services()  # refuse to serve when a configured service (database, Redis) does not answer
 
 application = ProtocolTypeRouter(
-    {"http": URLRouter([re_path(r"^v1/", proxy_app), re_path(r"", django_asgi_app)])}
+    {
+        "http": URLRouter([re_path(r"^v1/", proxy_app), re_path(r"", django_asgi_app)]),
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
 )

@@ -1,8 +1,12 @@
 """URL routes of the whole site."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+
+from proxy.health import healthz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("", include("dashboard.urls", namespace="dashboard")),
 ]

@@ -97,7 +97,7 @@ class Emitter:
         label = labels.clean(raw) if clean else raw.strip()
         if not labels.is_usable(label):
             return None
-        words = labels.content_words(label)
+        words = labels.topic_words(label)
         earlier = self.state.similar(node_type, words, 0.5 if self.recap else 0.8)
         if earlier is not None:
             if not moves_forward(earlier.status, status):
@@ -161,7 +161,9 @@ class Emitter:
         )
         if target:
             self._resolve(target, quote, cue)
-        elif failures.names_problem(obj):
+        if failures.names_problem(obj) and not (target and self._named_alike(obj, target)):
+            # The fix names the problem differently from the report it answers ("the chart is not
+            # updating" / "WebSocket message not triggering re-render"): both are kept.
             self.add(NodeType.ERROR, _BY.sub("", obj), Status.COMPLETED, quote, cue=cue)
         if cause and failures.names_problem(cause.group(1), loose=True):
             # Fixing the cause was the work, and the cause the error.
@@ -186,6 +188,12 @@ class Emitter:
         """ "That was it": the suggestion just tried fixed the latest open problem."""
         self._resolve(self._latest_open_error(), quote, cue)
 
+    @staticmethod
+    def _named_alike(obj: str, error: str) -> bool:
+        """Whether a fix's object and an error share a topic word: one problem, one name."""
+        a = labels.content_words(obj) - _GENERIC_ERROR_WORDS - labels.STATUS_WORDS
+        return bool(a & labels.content_words(error))
+
     def _latest_open_error(self) -> str:
         return self.state.open_errors[-1].label if self.state.open_errors else ""
 
@@ -207,8 +215,12 @@ class Emitter:
         self.state.open_errors = [e for e in self.state.open_errors if e.label != label]
 
     def _open_error_like(self, words: frozenset[str]) -> str:
-        """The most recent open error sharing a content word with a fix's object."""
+        """The most recent open error sharing a topic word with a fix's object, else the problem
+        the other side reported in the turn just before (a report, then its fix)."""
+        topic = words - _GENERIC_ERROR_WORDS - labels.STATUS_WORDS
         for e in reversed(self.state.open_errors):
-            if words & e.words - _GENERIC_ERROR_WORDS:
+            if topic & e.words:
                 return e.label
+        if self.state.open_errors and self.state.open_errors[-1].position == self.turn.position - 1:
+            return self.state.open_errors[-1].label
         return ""

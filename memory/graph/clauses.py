@@ -1,11 +1,10 @@
-"""One plain-language clause classified by its predicate: a problem, a deferral, a choice, or work
-finished."""
+"""One plain-language clause classified by its predicate: problem, deferral, choice, work done."""
 
 from __future__ import annotations
 
 import re
 
-from memory.graph import decisions, failures, labels, paths, phrases
+from memory.graph import decisions, failures, labels, paths, phrases, speakers
 from memory.graph.candidates import Emitter
 from memory.graph.speakers import AGENT_LOG
 from memory.graph.types import Status
@@ -46,6 +45,14 @@ _CONFIRMED_FIX = re.compile(
     r"sorted it|the fix|the problem|the issue)\b",
     re.IGNORECASE,
 )
+# Results an investigation established.
+_FINDING = re.compile(
+    r"^(?:measured|(?:the |our |a )?(?:experiment|test run|"
+    r"benchmark|analysis|profile|profiling|trace|data|results?|logs?|ablation|survey|study) "
+    r"(?:showed|shows|revealed|confirmed|indicated|found))\b",
+    re.IGNORECASE,
+)
+_BLOCKED = re.compile(r"\bblocked (?:on|by) (?!it\b|that\b|this\b|them\b)")
 _PRONOUN_START = re.compile(
     r"^(?:it|it's|they|he|she)\b|^(?:this|that|these|those)\s+(?:is|was|are|were|went|has|have)\b",
     re.IGNORECASE,
@@ -56,6 +63,9 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     """Emit the fact one clause states; returns its kind ("decision", "error", ...) or ""."""
     clause = clause.rstrip(" :")
     low = clause.lower()  # the lexicons match lower-cased text
+    if role == "user" and _CONFIRMED_FIX.match(labels.strip_filler(clause)):
+        emit.resolve_latest(sentence, cue="confirmed_fix")
+        return "completed"
     stripped = labels.strip_leading(clause)
     if not stripped or phrases.INTERROGATIVE.match(stripped) or _hedged(clause, role):
         return ""
@@ -74,6 +84,8 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if phrases.REPORTED.search(low):
         return _problem(clause, sentence, role, emit)  # what others say is no task of ours
     if phrases.DEFERRAL.search(low):
+        if _BLOCKED.search(low):  # a blocker is work waiting and a problem standing in its way
+            _problem(clause, sentence, role, emit)
         return _pending(stripped, clause, sentence, emit)
     cue = decisions.choice_cue(clause, stripped, low, role)
     if cue:
@@ -81,7 +93,7 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         return "decision"
     if phrases.PENDING.search(low) or phrases.PENDING_CASED.search(clause):
         return _pending(stripped, clause, sentence, emit)
-    done = _reports_done(stripped, clause, role)
+    done = _reports_done(stripped, clause, role) or _finding(stripped, role, emit)
     if done:
         if not paths.names_only_files(done):
             emit.task(done, Status.COMPLETED, sentence, cue="done")
@@ -91,9 +103,6 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
 
 def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
     """A fix ("Fixed the X by Y") or a problem reported gone ("the X bug is fixed")."""
-    if role == "user" and _CONFIRMED_FIX.match(stripped):
-        emit.resolve_latest(sentence, cue="confirmed_fix")
-        return "completed"
     if _FIX.match(stripped):
         if not emit.advisory:
             verb = "Fixed" if role == "user" else ""
@@ -109,7 +118,8 @@ def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
 def _problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if emit.quoted_error or emit.after_decision:
         return ""  # the quoted message is the error; a decision's reason is not a new problem
-    if role == "user" and _REQUEST.match(labels.strip_leading(clause)):
+    request = labels.strip_leading(clause)
+    if role == "user" and (_REQUEST.match(request) or speakers.IMPERATIVE.match(request)):
         return ""  # "Look at the corrupt-database recovery path" asks for work, it reports nothing
     if emit.last_error_turn == emit.turn.position and _RATE.search(clause):
         return ""  # "Roughly one in four runs fails" measures the problem just stated
@@ -137,6 +147,14 @@ def _pending(stripped: str, clause: str, sentence: str, emit: Emitter) -> str:
     if not paths.names_only_files(stripped):
         emit.task(stripped, status, sentence, cue="deferral")
     return "pending"
+
+
+def _finding(stripped: str, role: str, emit: Emitter) -> str:
+    """An agent reporting what an investigation established: "The experiment showed X",
+    "Found that Y". A finding is work done; one that states a problem was taken as an error."""
+    if role == "user" or emit.advisory or not _FINDING.match(stripped):
+        return ""
+    return stripped
 
 
 def _reports_done(stripped: str, clause: str, role: str) -> str:

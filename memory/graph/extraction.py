@@ -18,13 +18,13 @@ MAX_SENTENCES_PER_TURN = 400  # beyond this a message is a paste; its prose is n
 STRICT = os.environ.get("TOKENMIZER_EXTRACTION_STRICT") == "1"
 
 _QUESTION = re.compile(r"\?\s*[\"')\]]*$")
+# A short question tagged onto a statement: "..., any idea?", "..., right?".
+_TAG_QUESTION = re.compile(r",\s*(?:\S+\s+){0,3}\S+\?\s*$")
 _INLINE_CODE = re.compile(r"`([^`\n]{4,200})`")
 _STACK_SPLIT = re.compile(r",\s*|\s+and\s+")
 _NOT_TECH = frozenset("i we it the a an our my this that no".split())
 # "a char/4 fallback but it is unreachable": a clause whose subject points back.
-_PRONOUN_SUBJECT = re.compile(
-    r"^(?:it|it's|this|that|they|which)\s+(?:is|was|are|were|isn't|wasn't)\b", re.IGNORECASE
-)
+_PRONOUN_SUBJECT = re.compile(r"^(?:it|it's|this|they)\s+\w", re.IGNORECASE)
 # A line that opens with an exception or error tag, as program output does.
 _ERROR_LINE_START = re.compile(
     r"^(?:\w+\s+)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b:|"
@@ -91,8 +91,9 @@ def _turn(turn: Turn, state: SessionState) -> list[Candidate]:
         for label, quote in errors:
             emit.error(label, quote, cue="code_error")
         for path in paths.find_paths("\n".join(block), in_code=True):
+            line = next((ln.strip() for ln in block if path in ln), path)  # the line naming it
             emit.add(
-                NodeType.FILE, path, Status.COMPLETED, path, cue="code_path", conf=0.8, clean=False
+                NodeType.FILE, path, Status.COMPLETED, line, cue="code_path", conf=0.8, clean=False
             )
     _references(segs, emit)
     return out
@@ -163,7 +164,10 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
         markers.marked(marker[0], marker[1], text, emit)
         return marker[0]
     if _QUESTION.search(text):
-        return ""
+        tag = _TAG_QUESTION.search(text)
+        if not tag:
+            return ""
+        text = text[: tag.start()]  # "X returns 502 behind nginx, any idea?": X is stated
     if not emit.advisory and _ERROR_LINE_START.match(text) and failures.is_error_message(text):
         # A pasted message line in prose ("Uncaught ReferenceError: X is not defined").
         emit.error(failures.error_line_label(text), text, cue="quoted_error")
@@ -185,6 +189,18 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
         if before and _PRONOUN_SUBJECT.match(labels.strip_leading(clause)):
             # "a char/4 fallback but it is unreachable": the pronoun needs its antecedent.
             clause = text[text.find(before) : text.find(clause) + len(clause)] or clause
-        kind = clauses.classify(clause, text, role, emit) or kind
+        count = len(emit.out)
+        found = clauses.classify(clause, text, role, emit)
+        if emit.after_decision and not found and len(emit.out) == count:
+            _give_reason(emit, clause)
+        kind = found or kind
         before = clause
     return kind
+
+
+def _give_reason(emit: Emitter, clause: str) -> None:
+    """ "Going with X; the old setup let a broken model through": the clause after a decision that
+    states nothing else is the decision's reason, when the decision gave none."""
+    decision = next((c for c in reversed(emit.out) if c.type == NodeType.DECISION), None)
+    if decision is not None and not decision.reason and len(clause.split()) >= 3:
+        decision.reason = labels.clean(clause)

@@ -173,8 +173,11 @@ def is_strong_problem(clause: str) -> bool:
 _UNAMBIGUOUS = re.compile(
     r"\bkeeps? (?:returning|failing|crashing|timing out|throwing)\b|\breturns? (?:a )?[45]\d\d\b|"
     r"\b(?:crash(?:es|ed)|hangs|blows up|blew up|fell over|falls over|is timing out|times out|"
-    r"slipped|slips|slipping|dropped (?:by|from) \d)",
+    r"slipped|slips|slipping|dropped (?:by|from) \d|(?:isn't|aren't|is not|are not|stopped) working)",
 )
+
+
+_POINTS_BACK = re.compile(r"^(?:(?:so|and|but|then)\s+)?(?:it|this|that|they)\b", re.IGNORECASE)
 
 
 def problem_label(clause: str) -> str:
@@ -186,5 +189,7 @@ def problem_label(clause: str) -> str:
     pieces = [p for p in re.split(r",\s+", clause) if p.strip()]
     for i, piece in enumerate(pieces):
         if phrases.ERROR.search(piece.lower()) or phrases.names_exception(piece):
-            return ", ".join(pieces[i:]) if i else piece
+            if i and _POINTS_BACK.match(piece):
+                i -= 1  # "..., so it vanished": the piece before names what "it" is
+            return ", ".join(pieces[i:])
     return clause

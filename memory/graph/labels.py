@@ -16,12 +16,17 @@ _STOP = frozenset(
 )
 _RUN = re.compile(r"[^\W_][\w./-]*")
 _FILLER = re.compile(
-    r"^(?:(?:(?:" + phrases._words(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)|"
-    r"(?:(?:" + phrases._words(*phrases.LEADING_INTERJECTION) + r")(?:[,.!:;-]+\s*|$)))+",
+    r"^(?:(?:(?:" + phrases.alternation(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)|"
+    r"(?:(?:" + phrases.alternation(*phrases.LEADING_INTERJECTION) + r")(?:[,.!:;-]+\s*|$)))+",
     re.IGNORECASE,
 )
+_DISCOURSE = re.compile(
+    r"^(?:(?:" + phrases.alternation(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)+", re.IGNORECASE
+)
 _SUBJECT = re.compile(
-    r"^(?:" + phrases._words(*phrases.LEADING_SUBJECT) + r")\s+(?:(?:also|just|then|now|finally|"
+    r"^(?:"
+    + phrases.alternation(*phrases.LEADING_SUBJECT)
+    + r")\s+(?:(?:also|just|then|now|finally|"
     r"already|only|actually)\s+)?",
     re.IGNORECASE,
 )
@@ -59,20 +64,30 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(words)
 
 
+def topic_words(label: str) -> frozenset[str]:
+    """Content words for telling facts apart: a path counts as one word, not as its pieces, so
+    "guard it in app/dates.py" and "updated app/dates.py to reject months" stay two facts."""
+    paths_in = [w for w in label.split() if "/" in w or "\\" in w]
+    rest = label
+    for path in paths_in:
+        rest = rest.replace(path, " ")
+    return content_words(rest) | frozenset(p.strip("`'\",.;:()").lower() for p in paths_in)
+
+
 def near_duplicate(a: frozenset[str], b: frozenset[str], share: float = 0.8) -> bool:
     """Whether 80% of the smaller label's topic words are in the other: two labels of one fact.
 
     Status words ("isn't", "yet", "done") are left out: "X isn't built yet" and "Y isn't written
     yet" are two facts that share only how they stand.
     """
-    topic_a, topic_b = a - _STATUS_WORDS, b - _STATUS_WORDS
+    topic_a, topic_b = a - STATUS_WORDS, b - STATUS_WORDS
     if min(len(topic_a), len(topic_b)) >= 2:
         a, b = topic_a, topic_b
     small, large = (a, b) if len(a) <= len(b) else (b, a)
     return bool(small) and len(small & large) / len(small) >= share
 
 
-_STATUS_WORDS = frozenset(
+STATUS_WORDS = frozenset(
     "isn't aren't wasn't not yet done now still needs need fixed working works finished complete "
     "completed ready again going will can wait later next pending todo is are was were has have "
     "been".split()
@@ -80,8 +95,8 @@ _STATUS_WORDS = frozenset(
 
 
 def strip_filler(text: str) -> str:
-    """Drop the interjections and discourse markers opening a clause, keeping its subject."""
-    return _FILLER.sub("", text).lstrip(" ,.;:-")
+    """Drop the discourse markers opening a clause ("ahh", "so then"), keeping the rest whole."""
+    return _DISCOURSE.sub("", text).lstrip(" ,.;:-")
 
 
 @lru_cache(maxsize=8192)

@@ -111,7 +111,7 @@ def is_path(token: str, in_code: bool = False) -> bool:
 
 
 # A token holding a separator (only those can be paths), or a bare build-file name.
-_SEPARATED = re.compile(r"[^\s/.\\]*[/.\\]\S*")
+_SEPARATED = re.compile(r"(?<!\S)[^\s/.\\]{0,300}[/.\\]\S{0,600}")  # tried at token starts only
 _METHOD_BEFORE = re.compile(r"\b(?:" + "|".join(HTTP_METHODS) + r")\s+$")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 
-def _words(*phrases: str) -> str:
+def alternation(*phrases: str) -> str:
     """A regex alternation of phrases, longest first so that the most specific one wins."""
     return "|".join(sorted(phrases, key=len, reverse=True))
 
@@ -17,7 +17,7 @@ def _lexicon(*alternatives: str) -> re.Pattern[str]:
     times faster than per-branch boundaries under IGNORECASE; callers pass ``text.lower()``.
     """
     bare = (a[2:] if a.startswith("\\b") else a for a in alternatives)
-    return re.compile(r"\b(?:" + _words(*bare) + r")")
+    return re.compile(r"\b(?:" + alternation(*bare) + r")")
 
 
 # Explicit line markers people and assistants use to log state ("Decided: ...", "TODO: ...").
@@ -297,7 +297,13 @@ DECISION = _lexicon(
     r"\bended up (?:with|going|using|on|\w+ing)\b",
     r"\b(?:is|are) (?:in|out) for (?:q\d|the|this|next|v\d|launch|release)\b",
     r"\bleav(?:e|ing) \S+(?: \S+){0,4} (?:as|out of|at|alone)\b",
-    r"\b(?:we're|we are) (?!on\b|in\b|at\b|seeing\b|getting\b|having\b|still\b)\w+ing\b",
+    r"\b(?:i'm|i am) (?:going with|going to use|switching|moving|sticking|using|dropping|keeping)\b",
+    r"\b(?:we're|we are) (?!on\b|in\b|at\b|seeing\b|getting\b|having\b|still\b|"
+    r"working\b|looking\b|trying\b|thinking\b|wondering\b|not\b|hoping\b|waiting\b|starting\b|"
+    r"picking\b|pulling\b|fighting\b|debugging\b|testing\b|hitting\b|running into\b)\w+ing\b",
+    r"\b(?:we'll|i'll|let's|we) go for\b",
+    r"\bstandardi[sz](?:e|ed|ing) on\b",
+    r"\bthe plan is\b",
     r"\b(?:is|are|will be) (?:on )?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
     r"[a-z]*\.? \d|\d{4}-\d\d-\d\d|(?:mon|tues|wednes|thurs|fri)day)",
     r"\bwe(?:'re| are) cutting\b",
@@ -373,6 +379,8 @@ DONE_STATE = _lexicon(
     r"is registered",
     r"(?:tests?|builds?|ci) (?:is |are )?(?:green|passing)",
     r"exists? now",
+    r"up and running\b",
+    r"took care of\b",
     r"got (?:\w+ ){0,4}(?:working|running|going|fixed|done|passing|green|sorted)\b",
     r"(?:is|are) (?:now )?in \S+ now\b",
     r"shows? (?:\w+ )?now",
@@ -416,6 +424,8 @@ DEFERRAL = _lexicon(
     r"\b(?:on|by) (?:monday|tuesday|wednesday|thursday|"
     r"friday)\b",
     r"\bstill needs?\b",
+    r"\bstill have to\b",
+    r"\b(?:postpone[sd]?|postponing|deferr?(?:ed|ing)?|parked|on hold|de-?prioriti[sz]ed|punt(?:ed|ing)?)\b",
     r"\bstill has to\b",
     r"\bneeds writing\b",
     r"\bthis afternoon\b",
@@ -495,6 +505,21 @@ ERROR = _lexicon(
     r"garbled|"
     r"blank|empty|sideways|cut off)\b",
     r"overlap(?:s|ping)?\b",
+    r"(?:vanish|disappear)(?:s|ed|ing)?\b",
+    r"getting (?:a |an )?[45]\d\d\b",
+    r"(?:isn't|aren't|is not|are not|wasn't|weren't|won't) (?:loading|saving|working|starting|"
+    r"connecting|rendering|updating|syncing|showing|compiling|building|running|responding|firing)\b",
+    r"is not (?:a function|defined)\b",
+    r"cannot read propert",
+    r"segfault\w*",
+    r"segmentation fault",
+    r"stack overflow\b",
+    r"null pointer",
+    r"panicked\b",
+    r"spurious\b",
+    r"(?:tickets|complaints|errors|failures|latency|churn|costs?|bounces|timeouts|retries|"
+    r"refunds|chargebacks) (?:are|is|went|have gone|has gone) (?:way )?up\b",
+    r"blocked (?:on|by) (?!it\b|that\b|this\b|them\b)",
     r"(?:is|are|was|were) off by\b",
     r"(?:doesn't|does not|didn't|won't) (?!need|want|matter|bother|have to|care|mind|seem to "
     r"matter|hurt|help much|change)(?:\w+ )?(?:escape|handle|load|save|update|render|return|show|"
@@ -544,13 +569,6 @@ def names_exception(text: str) -> bool:
     """Whether ``text`` names an exception type; a substring test first keeps this cheap."""
     return any(s in text for s in _EXCEPTION_SUFFIXES) and bool(EXCEPTION_NAME.search(text))
 
-
-# Lines of program output that report the failure (final line of a traceback, log errors).
-ERROR_LINE = re.compile(
-    r"(?:^|[\s\[(])(?:(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b:?|fatal(?: error)?:|"
-    r"error(?:\[\w+\])?:|ERROR\b|Error\b|FATAL\b|panic:|FAILED\b|Failed\b|failed\b|"
-    r"Traceback|Caused by:|cannot\b|Cannot\b|could not\b|not found\b|denied\b)"
-)
 
 # Words that make a statement about a problem rather than the problem itself (meta talk).
 ERROR_META = re.compile(

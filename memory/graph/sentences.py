@@ -15,7 +15,7 @@ _TABLE = re.compile(r"^\s*\|")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{1,40})\*\*:?)\s*$")
 _QUOTE = re.compile(r"^\s*>")
 # End of a sentence: terminal punctuation then space; not after common abbreviations.
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+")
+_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]+[\"')\]]*\s+")  # tried at a run's start only
 _ABBREVIATIONS = ("e.g", "i.e", "vs", "etc", "approx", "cf", "incl", "esp")
 # Control characters other than newline and tab carry no meaning in a transcript.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

@@ -8,7 +8,7 @@ from memory.graph import labels, phrases
 from memory.graph.sentences import Sentence
 
 # Instructions opening an assistant's sentence: advice, not a report.
-_IMPERATIVE = re.compile(
+IMPERATIVE = re.compile(
     r"^(?:add|use|run|set|put|try|make|keep|pass|point|give|drop|check|call|install|replace|"
     r"switch|move|change|remove|delete|create|write|tell|let|look|pull|cancel|derive|treat|"
     r"split|wrap|read|avoid|upgrade|bump|raise|lower|rebuild|restart|expose|register|enable|"
@@ -40,6 +40,6 @@ def advises(sentences: list[Sentence]) -> bool:
         return False
     for s in sentences:
         text = labels.strip_filler(s.text)  # "Then set X": the instruction after the filler
-        if _ADDRESS.search(text) or phrases.HEDGE.search(text.lower()) or _IMPERATIVE.match(text):
+        if _ADDRESS.search(text) or phrases.HEDGE.search(text.lower()) or IMPERATIVE.match(text):
             return True
     return False

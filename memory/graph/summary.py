@@ -1,5 +1,4 @@
-"""The five benchmark categories read off a graph: completed and pending tasks, decisions, files,
-errors."""
+"""The five benchmark categories read off a graph (tasks done and pending, decisions, files, errors)."""
 
 from __future__ import annotations
 

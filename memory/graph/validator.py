@@ -19,6 +19,8 @@ _VAGUE = frozenset(
     "it this that them these those something stuff things one thing everything".split()
 )
 _VERSION_ONLY = re.compile(r"^v?\d+(?:\.\d+)*$")
+# "KeyError: 'item_88412'": an exception and its message, which is an error whatever the rule said.
+_EXCEPTION_MESSAGE = re.compile(r"^(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception):\s")
 
 
 def validate(candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -35,13 +37,24 @@ def _check(c: Candidate) -> Candidate | None:
     label = c.label.strip()
     if not label or len(label) > MAX_LABEL_CHARS * 3:
         return None
-    c = replace(c, type=_corrected_type(c), label=label[:MAX_LABEL_CHARS].rstrip())
+    c = replace(c, type=_corrected_type(c), label=_bounded(label))
     return replace(c, confidence=round(_confidence(c), 3))
 
 
+def _bounded(label: str) -> str:
+    """A label cut to the limit at a word boundary, never mid-word."""
+    if len(label) <= MAX_LABEL_CHARS:
+        return label
+    cut = label.rfind(" ", 0, MAX_LABEL_CHARS)
+    return label[: cut if cut > 0 else MAX_LABEL_CHARS].rstrip(" ,;:")
+
+
 def _corrected_type(c: Candidate) -> NodeType:
-    """A path is a file and a method+route an endpoint, when the label is nothing else."""
+    """A path is a file, a method+route an endpoint, an exception message an error, when the
+    label is nothing else."""
     label = c.label.strip().strip("`")
+    if c.type in (NodeType.TASK, NodeType.DECISION) and _EXCEPTION_MESSAGE.match(label):
+        return NodeType.ERROR
     if c.type in _RETYPABLE or (c.type == NodeType.TASK and c.cue == "path"):
         if paths.is_endpoint(label):
             return NodeType.ENDPOINT

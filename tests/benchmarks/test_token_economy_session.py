@@ -50,7 +50,14 @@ def test_every_tool_call_is_answered_right_after_it(session):
 
 def test_facts_are_stated_in_natural_phrasing(session):
     text = "\n".join(message_text(m) for t in session for m in (t.user, *t.replies))
-    for phrase in ("Decided:", "going with", "Switched from", "TODO:", "Let's hold off on", "Done:"):
+    for phrase in (
+        "Decided:",
+        "going with",
+        "Switched from",
+        "TODO:",
+        "Let's hold off on",
+        "Done:",
+    ):
         assert phrase in text
 
 

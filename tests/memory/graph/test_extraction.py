@@ -309,6 +309,19 @@ def test_long_session_extracts_in_linear_time() -> None:
     assert time.perf_counter() - start < 5.0  # generous bound for slow CI; benchmark tracks ≤ 2 s
 
 
+def test_pathological_tokens_do_not_backtrack() -> None:
+    start = time.perf_counter()
+    for text in (
+        "a" * 50_000,
+        "." * 50_000,
+        "a/" * 25_000,
+        "x, " * 20_000,
+        "C:\\" + "a\\" * 10_000,
+    ):
+        extract(_turns(("user", text), ("assistant", text)))
+    assert time.perf_counter() - start < 10.0  # quadratic regexes take minutes here
+
+
 def test_huge_message_is_bounded() -> None:
     extract(_turns(("user", "word " * 500_000 + "a/b.py " * 10_000)))
 
@@ -396,3 +409,60 @@ def test_status_words_do_not_make_two_tasks_duplicates() -> None:
         )
     )
     assert len(_labels(cands, NodeType.TASK, Status.PENDING)) == 2
+
+
+def test_markdown_heading_names_the_kind_of_its_list() -> None:
+    text = "## Decisions\n- Stripe Billing for subscriptions\n\n## Next steps\n1. Dunning emails"
+    cands = _one(text, role="assistant")
+    assert _labels(cands, NodeType.DECISION) == ["Stripe Billing for subscriptions"]
+    assert _labels(cands, NodeType.TASK, Status.PENDING) == ["Dunning emails"]
+
+
+def test_confirming_a_suggestion_worked_resolves_the_open_error() -> None:
+    cands = extract(
+        _turns(
+            ("user", "the healthcheck keeps failing on the api container"),
+            ("assistant", "The image has no curl. Install it."),
+            ("user", "ahh that was it, installed curl and it's green now."),
+        )
+    )
+    assert _labels(cands, NodeType.ERROR, Status.COMPLETED) == [
+        "the healthcheck keeps failing on the api container"
+    ]
+    assert "installed curl" in _labels(cands, NodeType.TASK, Status.COMPLETED)
+
+
+def test_blocker_is_pending_work_and_a_problem() -> None:
+    cands = _one("Blocked on legal for the shared-link policy.")
+    assert _labels(cands, NodeType.TASK, Status.PENDING) == [
+        "Blocked on legal for the shared-link policy"
+    ]
+    assert _labels(cands, NodeType.ERROR) == ["Blocked on legal for the shared-link policy"]
+
+
+def test_pronoun_clause_keeps_its_antecedent() -> None:
+    cands = _one("There is a char/4 fallback but it is unreachable.", role="assistant")
+    assert _labels(cands, NodeType.ERROR) == ["There is a char/4 fallback but it is unreachable"]
+
+
+def test_clause_after_a_decision_becomes_its_reason() -> None:
+    cands = _one(
+        "We're switching to running dbt tests on every PR; "
+        "the nightly-only setup let a broken model reach the dashboard."
+    )
+    decision = next(c for c in cands if c.type == NodeType.DECISION)
+    assert decision.label == "switching to running dbt tests on every PR"
+    assert decision.reason == "the nightly-only setup let a broken model reach the dashboard"
+
+
+def test_report_then_fix_keeps_both_names_and_resolves_the_report() -> None:
+    cands = extract(
+        _turns(
+            ("user", "The chart is not updating in real time"),
+            ("assistant", "Fixed: WebSocket message not triggering re-render."),
+        )
+    )
+    assert _labels(cands, NodeType.ERROR, Status.COMPLETED) == [
+        "The chart is not updating in real time",
+        "WebSocket message not triggering re-render",
+    ]

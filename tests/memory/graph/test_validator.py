@@ -59,3 +59,13 @@ def test_validation_keeps_order_and_is_deterministic() -> None:
     cands = [_cand(NodeType.TASK, "wrote the migration"), _cand(NodeType.DECISION, "use Postgres")]
     assert [c.label for c in validate(cands)] == ["wrote the migration", "use Postgres"]
     assert validate(cands) == validate(cands)
+
+
+def test_an_exception_message_logged_as_a_task_is_an_error() -> None:
+    [c] = validate([_cand(NodeType.TASK, "KeyError: 'item_88412' in the eval harness")])
+    assert c.type == NodeType.ERROR
+
+
+def test_overlong_labels_are_cut_at_a_word_boundary() -> None:
+    [c] = validate([_cand(NodeType.TASK, "word " * 60 + "end")])
+    assert len(c.label) <= 160 and c.label.endswith("word")

@@ -87,6 +87,7 @@ _RULES: tuple[_Rule, ...] = (
         r"[A-Za-z0-9+/=\s\\]*+",
         "private key-----",
     ),
+    _rule("tokenmizer_key", _B + r"tmz_[A-Za-z0-9]{40}" + _E, "tmz_"),  # our own proxy keys
     _rule("anthropic_key", _B + r"sk-ant-[A-Za-z0-9_\-]{20,}+", "sk-ant-"),
     _rule("openrouter_key", _B + r"sk-or-v1-[A-Za-z0-9]{32,}+", "sk-or-"),
     _rule(

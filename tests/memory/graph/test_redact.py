@@ -179,3 +179,9 @@ def test_a_secret_of_any_length_is_hidden_whole():
 def test_keys_glued_to_a_prefix_are_still_recognised():
     assert redact("PGPASSWORD=s3cret psql") == "PGPASSWORD=[REDACTED:password] psql"
     assert redact("数据库password=hunter2") == "数据库password=[REDACTED:password]"
+
+
+def test_a_tokenmizer_api_key_is_redacted():
+    key = "tmz_" + "Ab3dEf6hIj" * 4
+    assert key not in redact(f"export OPENAI_API_KEY={key}")
+    assert "[REDACTED:tokenmizer_key]" in redact(f"my key is {key} ok")

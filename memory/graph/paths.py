@@ -5,16 +5,22 @@ from __future__ import annotations
 import re
 
 # Extensions of files people name in work sessions: source, config, data, docs, infra, build.
+# (Not "map", "so", "out", "re": method calls and words like "arr.map" or "timed.out" end so too.)
 FILE_EXTENSIONS = frozenset(
     """
     py pyi pyx ipynb js mjs cjs jsx ts tsx vue svelte go rs java kt kts scala swift dart rb php
-    c h cc cpp hpp cxx cs fs m mm lua r jl ex exs erl hs ml clj sql graphql gql proto
-    yaml yml json jsonl ndjson toml ini cfg conf env properties xml plist entitlements
-    md mdx rst txt csv tsv parquet avro orc xlsx xls docx pptx pdf html htm css scss sass less
-    sh bash zsh fish ps1 bat cmd tf tfvars tfstate hcl lock mod sum gradle pom sbt cabal nix
-    dockerfile mk cmake make db sqlite sqlite3 log gz zip tar tgz png jpg jpeg gif svg webp ico
-    gguf pt pth ckpt onnx safetensors pkl h5 npy npz wasm j2 jinja tpl tmpl pbxproj xcconfig
-    storyboard xib gemspec podspec pem crt key service timer
+    c h cc cpp hpp cxx cs fs m mm lua r jl ex exs erl hs clj sql graphql gql proto yaml yml json
+    jsonl ndjson toml ini cfg conf env properties xml plist entitlements md mdx rst txt csv tsv
+    parquet avro orc xlsx xls docx pptx pdf html htm css scss sass less sh bash zsh fish ps1 bat
+    cmd tf tfvars tfstate hcl lock mod sum gradle pom sbt cabal nix dockerfile mk cmake make db
+    sqlite sqlite3 log gz zip tar tgz png jpg jpeg gif svg webp ico gguf pt pth ckpt onnx
+    safetensors pkl h5 npy npz wasm j2 jinja tpl tmpl pbxproj xcconfig storyboard xib gemspec
+    podspec pem crt key service timer socket astro prisma bicep jsonnet libsonnet rego sol zig
+    nim bzl bazel pp adoc tex bib rmd psm1 jar war apk ipa aab dll dylib exe whl egg mp4 mp3 wav
+    webm avif heic ttf otf woff woff2 pb tflite mlmodel joblib pickle feather arrow hdf5 xlsm
+    ppt doc odt rtf ics geojson patch diff p12 pfx jks asc csr tsbuildinfo editorconfig babelrc
+    vsix xcodeproj xcworkspace csproj sln fsproj vbproj cabal gleam elm purs erb haml slim
+    liquid hbs ejs pug njk mustache twig blade
     """.split()
 )
 
@@ -73,8 +79,8 @@ def _extension(name: str) -> str:
 
 def is_file_name(token: str) -> bool:
     """Whether one path segment names a file: a known extension, a bare build file, a dotfile."""
-    if token in BARE_FILENAMES:
-        return True
+    if token in BARE_FILENAMES or token.split(".", 1)[0] in BARE_FILENAMES:
+        return True  # "Dockerfile", "Dockerfile.prod", "Makefile.local"
     if token.lower() in LIBRARY_NAMES:
         return False
     if token in DOTFILES or _DOTFILE.fullmatch(token):

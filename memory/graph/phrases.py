@@ -268,6 +268,10 @@ DECISION = _lexicon(
     r"\binstead\b",
     r"\brather than\b",
     r"\bin favou?r of\b",
+    r"\bnot going to (?:use|support|do|build|ship|keep|add)\b",
+    r"\bnot using\b",
+    r"\b(?:chose|choose|picked|pick|prefer|preferred|went with|going with|go with) \S+(?: \S+){0,3} "
+    r"over\b",
     r"\bit is(?: for\b|[.!]?$)",
     r"\bafter all\b",
     r"\b(?:is|are) (?:the|our) (?:primary|default|fallback|backup|standard|source of truth|plan|"
@@ -304,6 +308,13 @@ DECISION = _lexicon(
     r"\b(?:we'll|i'll|let's|we) go for\b",
     r"\bstandardi[sz](?:e|ed|ing) on\b",
     r"\bthe plan is\b",
+    r"\blanded on\b",
+    r"\bgo(?:ing)? ahead with\b",
+    r"\bsigned off on\b",
+    r"\bmakes the most sense\b",
+    r"\bthe (?:final )?call is\b",
+    r"\bfinal (?:answer|decision)\b",
+    r"\b(?:take|taking|pick|picking|go with) option\b",
     r"\b(?:is|are|will be) (?:on )?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
     r"[a-z]*\.? \d|\d{4}-\d\d-\d\d|(?:mon|tues|wednes|thurs|fri)day)",
     r"\bwe(?:'re| are) cutting\b",
@@ -323,6 +334,8 @@ REASON = re.compile(
 # Words naming what a decision replaces ("in favour of" names the new option, so it is not here).
 REPLACES = re.compile(
     r"\b(?:instead of|rather than|replacing|in place of)\s+(.+)|"
+    r"\b(?:chose|choose|picked|pick|prefer|preferred|went with|going with|go with) \S+(?: \S+){0,3}"
+    r" over\s+(.+)|"
     r"\bswitch(?:ed|ing)? (?:over )?from\s+(.+?)\s+to\b|\bmov(?:e|ed|ing) from\s+(.+?)\s+to\b|"
     r"\bdropp(?:ed|ing)\s+(.+?)(?:\s+(?:for|in favou?r of)\b|$)",
     re.IGNORECASE,
@@ -380,6 +393,9 @@ DONE_STATE = _lexicon(
     r"(?:tests?|builds?|ci) (?:is |are )?(?:green|passing)",
     r"exists? now",
     r"up and running\b",
+    r"(?:is|are) (?:now )?(?:wired|hooked) up\b",
+    r"\bmanaged to\b",
+    r"\ball green\b",
     r"took care of\b",
     r"got (?:\w+ ){0,4}(?:working|running|going|fixed|done|passing|green|sorted)\b",
     r"(?:is|are) (?:now )?in \S+ now\b",
@@ -436,6 +452,10 @@ DEFERRAL = _lexicon(
 # Plans and work not yet done, weaker than a choice verb in the same clause.
 PENDING = _lexicon(
     r"\bworking on\b",
+    r"\bgotta\b",
+    r"\bnext steps? (?:is|are)\b",
+    r"\bthen (?:i'll|we'll)\b",
+    r"\b(?:we|i) still owe\b",
     r"\bin progress\b",
     r"\bplan(?:ning)? to\b",
     r"\b(?:i|we) want to\b",

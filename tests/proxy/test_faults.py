@@ -18,6 +18,7 @@ from django.db import connection
 
 from memory import tasks
 from memory.graph.pipeline import build_graph
+from memory.graphs import turns_of
 from memory.models import Message, Session
 from memory.transcripts import record_messages
 from tests.conftest import _test_database_url, start_worker, stop_worker
@@ -165,9 +166,8 @@ def test_a_worker_killed_mid_extraction_gets_its_job_redelivered(session, victim
         session.refresh_from_db()
         assert session.high_water == -1, "the job ended before the kill: lengthen the transcript"
         if victim == "whole worker":
-            time.sleep(
-                6
-            )  # past the visibility timeout, so the new worker restores the job on start
+            # Past the visibility timeout: a worker restores such jobs as it starts.
+            time.sleep(6)
             replacement = own_worker(name)
         wait_for(
             lambda: Session.objects.get(pk=session.pk).high_water == len(transcript) - 1,
@@ -181,8 +181,6 @@ def test_a_worker_killed_mid_extraction_gets_its_job_redelivered(session, victim
     keys = [(t, k) for t, k in session.nodes.values_list("type", "key")]
     assert len(keys) == len(set(keys))
     assert Message.objects.filter(session=session).count() == len(transcript)
-    from memory.graphs import turns_of
-
     expected = build_graph(turns_of(session))
     assert set(keys) == {(str(t), k) for t, k in expected.nodes}
 

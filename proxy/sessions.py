@@ -38,7 +38,8 @@ def open_session(key: ApiKey, external_id: str) -> Session:
     """The key's session of that id, created on first use; 404 if it is another user's or project's."""
     session = Session.objects.filter(external_id=external_id, project=key.project).first()
     if session is None:
-        if Session.objects.filter(external_id=external_id).exists():
+        # Another project's session of that id is not ours to see (and not a new one to open).
+        if Session.objects.filter(external_id=external_id).exclude(project=key.project).exists():
             raise _no_session(external_id)
         session, _ = Session.objects.get_or_create(
             project=key.project,

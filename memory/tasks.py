@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
+from django.core.cache import cache
 from django.db import DatabaseError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -28,9 +29,20 @@ JOB = dict(
 )
 
 
+QUEUED_TTL_S = 60  # a lost job's marker expires, so a later exchange queues a new one
+
+
+def _queued(session_id: int) -> str:
+    return f"tmz:extraction-queued:{session_id}"
+
+
 @shared_task(**JOB)
 def extract_session(session_id: int) -> int | None:
     """Extract new messages, then checkpoint if the session passed its compaction threshold."""
+    try:  # cleared before reading, so messages committed from now on queue a job of their own
+        cache.delete(_queued(session_id))
+    except Exception:
+        log.warning("cache unavailable: could not clear the queued mark of session %s", session_id)
     extracted = graphs.extract_session(session_id)
     if extracted is None:
         return None
@@ -54,10 +66,17 @@ def enqueue_extraction(session_id: int) -> None:
     """After commit, queue the session's extraction; if the broker is down, extract inline.
 
     Either way nothing is lost: the messages are stored and the session's high-water mark says
-    what is still to read, which ``extract_pending`` catches up on as well.
+    what is still to read, which ``extract_pending`` catches up on as well. A session with a job
+    already waiting gets no second one: that job reads every message committed before it starts.
     """
 
     def send() -> None:
+        try:
+            fresh = cache.add(_queued(session_id), 1, QUEUED_TTL_S)
+        except Exception:
+            fresh = True  # without the cache, queue anyway: a no-op job costs little
+        if not fresh:
+            return
         try:
             extract_session.delay(session_id)
         except Exception:

@@ -106,3 +106,17 @@ def stop_worker(worker) -> None:
         worker.wait(timeout=15)
     except Exception:
         worker.kill()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_local_cache():
+    """Rate-limit counters and queued-job marks must not leak from one test into the next.
+
+    Only the embedded local-memory cache is cleared: on the production profile Redis also
+    carries the worker's queue, and PostgreSQL never reuses the ids those keys name.
+    """
+    from django.conf import settings
+    from django.core.cache import cache
+
+    if "locmem" in settings.CACHES["default"]["BACKEND"]:
+        cache.clear()

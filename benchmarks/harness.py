@@ -236,5 +236,14 @@ def write_json(results: dict, out: Path) -> None:
     out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def write_results(results: dict, out: Path, markdown, chart) -> list[Path]:
+    """FILE.json, FILE.md and FILE.png from one results dict; the paths written."""
+    paths = [out, out.with_suffix(".md"), out.with_suffix(".png")]
+    write_json(results, out)
+    paths[1].write_text(markdown(results), encoding="utf-8")
+    chart(results, paths[2])
+    return paths
+
+
 def progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)

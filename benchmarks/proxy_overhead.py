@@ -22,7 +22,14 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks.harness import Bench, percentile, progress, run_metadata, summary_ms, write_json
+from benchmarks.harness import (
+    Bench,
+    percentile,
+    progress,
+    run_metadata,
+    summary_ms,
+    write_results,
+)
 from benchmarks.token_economy import file_text, generate_session, test_output
 
 # paced: a pause after each pair, as a real upstream's seconds of generation would leave, so the
@@ -582,14 +589,6 @@ def chart(results: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def write_all(results: dict, out: Path) -> list[Path]:
-    paths = [out, out.with_suffix(".md"), out.with_suffix(".png")]
-    write_json(results, out)
-    paths[1].write_text(markdown(results), encoding="utf-8")
-    chart(results, paths[2])
-    return paths
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.proxy_overhead", description=__doc__
@@ -609,7 +608,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
     results = run(args.requests, args.concurrency, args.max_seconds, show=not args.quiet)
-    paths = write_all(results, args.out)
+    paths = write_results(results, args.out, markdown, chart)
     print("wrote " + ", ".join(map(str, paths)), file=sys.stderr)
     return 0
 

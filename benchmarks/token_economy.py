@@ -868,16 +868,6 @@ def chart(results: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def write_all(results: dict, out: Path) -> list[Path]:
-    from benchmarks.harness import write_json
-
-    paths = [out, out.with_suffix(".md"), out.with_suffix(".png")]
-    write_json(results, out)
-    paths[1].write_text(markdown(results), encoding="utf-8")
-    chart(results, paths[2])
-    return paths
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.token_economy", description=__doc__)
     parser.add_argument(
@@ -892,7 +882,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
     results = run(args.turns, MECW, args.max_seconds, show=not args.quiet)
-    paths = write_all(results, args.out)
+    from benchmarks.harness import write_results
+
+    paths = write_results(results, args.out, markdown, chart)
     ratios = ", ".join(
         f"{k} {v['aggregate']['savings_ratio']:.1f}×" for k, v in results["variants"].items()
     )

@@ -39,7 +39,7 @@ from benchmarks.harness import (
     stop_process,
     summary_ms,
     wait_listening,
-    write_json,
+    write_results,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -755,9 +755,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def write_report(results: dict, out: Path) -> None:
     results["reading"] = reading(results)
-    write_json(results, out)
-    out.with_suffix(".md").write_text(markdown(results), encoding="utf-8")
-    chart(results, out.with_suffix(".png"))
+    write_results(results, out, markdown, chart)
     progress(f"wrote {out}, .md and .png")
 
 

@@ -14,6 +14,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError
 
+from memory.graph import tokens
 from proxy import keys, limits, relay, sessions
 from proxy.errors import ProxyError
 from proxy.models import ApiKey
@@ -136,7 +137,7 @@ async def _through_session(exchange: Exchange, session) -> None:
             session.pk, request.messages, exchange.forward, request.model
         )
         exchange.forward, exchange.compacted = plan.messages, True
-        exchange.tokens_forwarded = sessions.count_prompt(plan.messages, request.model)
+        exchange.tokens_forwarded = plan.tokens_out
 
 
 def _check_rate(exchange: Exchange) -> None:
@@ -202,7 +203,7 @@ async def chat_completions(scope, receive, send, request_id: str) -> None:
     started = time.perf_counter()
     admitted, request = await _read_request(scope, receive)
     key = admitted.key
-    tokens_sent = sessions.count_prompt(request.messages, request.model)
+    tokens_sent = tokens.count_messages(request.messages, request.model)
     exchange = Exchange(key, request, tokens_sent, request.messages, tokens_sent)
     if admitted.session is not None:
         await _through_session(exchange, admitted.session)

@@ -67,10 +67,8 @@ async def _upstream_error(response: httpx.Response, adapter: Adapter) -> ProxyEr
     headers = ()
     if response.headers.get("retry-after"):
         headers = ((b"retry-after", response.headers["retry-after"].encode()),)
-    code = "upstream_error"
-    return ProxyError(
-        response.status_code, adapter.error(response.status_code, body), code=code, headers=headers
-    )
+    message = adapter.error(response.status_code, body)
+    return ProxyError(response.status_code, message, code="upstream_error", headers=headers)
 
 
 async def forward_json(

@@ -9,7 +9,7 @@ from typing import Any
 from django.db import transaction
 
 from memory import checkpoints, graphs, tasks, transcripts
-from memory.graph import redact, tokens
+from memory.graph import redact
 from memory.models import Session
 from proxy import compaction, keys
 from proxy.errors import ProxyError
@@ -177,7 +177,3 @@ def record_exchange(
         RequestLog.objects.create(
             project_id=key.project_id, api_key=key, session_id=session_pk, **usage
         )
-
-
-def count_prompt(messages: list[dict[str, Any]], model: str) -> int:
-    return tokens.count_messages(messages, model)

@@ -22,6 +22,7 @@ from proxy.upstreams.shapes import (
     completion_id,
     data_url,
     error_message,
+    event_payload,
     image_url_of,
     json_instruction,
     max_tokens_of,
@@ -260,16 +261,9 @@ class AnthropicStream:
         }
 
     def feed(self, event: str, data: str) -> list[dict]:
-        if not data.strip():
+        payload = event_payload(data, "Anthropic")
+        if payload is None:
             return []
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            raise UpstreamStreamError(
-                f"Anthropic sent an event that is not JSON: {data[:200]}"
-            ) from None
-        if not isinstance(payload, dict):
-            raise UpstreamStreamError(f"Anthropic sent an unexpected event: {data[:200]}")
         handler = self.handlers.get(str(payload.get("type") or event))
         try:
             return handler(payload) if handler else []  # ping, message_stop, future event types

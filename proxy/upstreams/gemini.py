@@ -17,6 +17,7 @@ from proxy.upstreams.shapes import (
     completion_id,
     data_url,
     error_message,
+    event_payload,
     image_url_of,
     max_tokens_of,
     parse_arguments,
@@ -302,16 +303,9 @@ class GeminiStream:
         self.started = False
 
     def feed(self, event: str, data: str) -> list[dict]:
-        if not data.strip():
+        payload = event_payload(data, "Gemini")
+        if payload is None:
             return []
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            raise UpstreamStreamError(
-                f"Gemini sent an event that is not JSON: {data[:200]}"
-            ) from None
-        if not isinstance(payload, dict):
-            raise UpstreamStreamError(f"Gemini sent an unexpected event: {data[:200]}")
         if isinstance(payload.get("error"), dict):
             error = payload["error"]
             message = str(error.get("message") or "Gemini reported an error")

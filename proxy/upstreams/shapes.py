@@ -8,6 +8,7 @@ import time
 import uuid
 from typing import Any
 
+from proxy.upstreams import UpstreamStreamError
 from proxy.upstreams.openai import ADAPTER as OPENAI
 
 _DATA_URL = re.compile(
@@ -179,6 +180,21 @@ class ChunkWriter:
             "model": self.model,
             "choices": choices,
         }
+
+
+def event_payload(data: str, provider: str) -> dict[str, Any] | None:
+    """One SSE event's JSON object; None for a keep-alive; UpstreamStreamError if malformed."""
+    if not data.strip():
+        return None
+    try:
+        payload = json.loads(data)
+    except ValueError:
+        raise UpstreamStreamError(
+            f"{provider} sent an event that is not JSON: {data[:200]}"
+        ) from None
+    if not isinstance(payload, dict):
+        raise UpstreamStreamError(f"{provider} sent an unexpected event: {data[:200]}")
+    return payload
 
 
 def error_message(status: int, body: bytes) -> str:

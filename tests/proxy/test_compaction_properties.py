@@ -218,14 +218,15 @@ def test_truncation_fallback_is_well_formed_and_verbatim(messages, request):
 
 
 def expected_head(messages: list[dict]) -> list[dict]:
-    """The client's leading system messages (not the empty ones), with the resume block once."""
+    """The client's leading system messages as sent (not the empty ones; repeats kept), with the
+    resume block once."""
+    block = {"role": "system", "content": RESUME}
     head = []
     for message in messages:
         if message["role"] not in ("system", "developer"):
             break
-        if message["content"] and message not in head:
+        if message["content"] and not (message == block and block in head):
             head.append(message)
-    block = {"role": "system", "content": RESUME}
     return head if block in head else [*head, block]
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -297,20 +295,22 @@ def test_extraction_handles_control_characters_and_unicode() -> None:
     extract(_turns(("user", text), ("assistant", "\u202e" * 50)))
 
 
-def test_long_session_extracts_in_linear_time() -> None:
+def test_a_long_session_of_repeated_turns_yields_its_facts_without_duplicates() -> None:
+    # Speed and linearity are measured by the scaling benchmark (benchmarks/scaling.py).
     turn = (
         "user",
         "Decided: Redis for the cache because it is fast. Fixed the 500 in api/app.py. "
         "TODO: add retries next week. The login keeps returning 401.",
     )
-    turns = _turns(*[turn] * 2000)
-    start = time.perf_counter()
-    extract(turns)
-    assert time.perf_counter() - start < 5.0  # generous bound for slow CI; benchmark tracks ≤ 2 s
+    candidates = extract(_turns(*[turn] * 2000))
+    facts = [(c.type, c.label) for c in candidates]
+    labels = {label for _, label in facts}
+    assert {"Redis for the cache", "add retries next week", "api/app.py"} <= labels
+    assert len(candidates) < 20  # one mention of each fact, not 2,000
 
 
-def test_pathological_tokens_do_not_backtrack() -> None:
-    start = time.perf_counter()
+def test_pathological_tokens_give_short_labels_or_none() -> None:
+    # Inputs that make a careless regex backtrack for minutes; timing lives in the benchmark.
     for text in (
         "a" * 50_000,
         "." * 50_000,
@@ -318,8 +318,8 @@ def test_pathological_tokens_do_not_backtrack() -> None:
         "x, " * 20_000,
         "C:\\" + "a\\" * 10_000,
     ):
-        extract(_turns(("user", text), ("assistant", text)))
-    assert time.perf_counter() - start < 10.0  # quadratic regexes take minutes here
+        candidates = extract(_turns(("user", text), ("assistant", text)))
+        assert all(len(c.label) <= 300 for c in candidates)
 
 
 def test_huge_message_is_bounded() -> None:

@@ -53,6 +53,25 @@ _FINDING = re.compile(
     re.IGNORECASE,
 )
 _BLOCKED = re.compile(r"\bblocked (?:on|by) (?!it\b|that\b|this\b|them\b)")
+# Someone else reporting work done: "Tomasz added the step yesterday", "they fixed the mapping".
+_OTHER_DID = re.compile(
+    r"^(?:(?:my|our) (?:colleague|teammate|lead) )?(?:[A-Z][a-z]+|they|he|she)"
+    r"(?: (?:already|just|finally|also))? ([a-z]+)\b"
+)
+# What a person does to the work, as opposed to what numbers do ("Numbers dropped a lot").
+_WORK_VERBS = frozenset(
+    "added built fixed booked wrote rewrote created deployed merged shipped implemented set "
+    "installed configured migrated released published updated upgraded pushed sent ported wired "
+    "enabled removed deleted replaced renamed reverted cleaned applied documented generated "
+    "finished completed reviewed tested submitted uploaded rebuilt restored".split()
+)
+# "did the swap in src/cli.rs" reports work; "did the deploy go out" asks about it.
+_DID_REPORT = re.compile(
+    r"^did (?:the|a|an|my|our|some|that|this) (?!.*\b(?:go|work|pass|run|break|fail|finish|land|"
+    r"help|fix|change|get|make|show|come|happen|start|deploy|ship|merge|build|say|see|look)\b)",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(r"n't\b|\b(?:not|never|no longer|nothing|none)\b", re.IGNORECASE)
 _PRONOUN_START = re.compile(
     r"^(?:it|it's|they|he|she)\b|^(?:this|that|these|those)\s+(?:is|was|are|were|went|has|have)\b",
     re.IGNORECASE,
@@ -67,7 +86,12 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         emit.resolve_latest(sentence, cue="confirmed_fix")
         return "completed"
     stripped = labels.strip_leading(clause)
-    if not stripped or phrases.INTERROGATIVE.match(stripped) or _hedged(clause, role):
+    # The question test reads the clause with its subject: "let's do X" is no question, "do X?" is.
+    asked = phrases.INTERROGATIVE.match(labels.strip_filler(clause))
+    if asked and role == "user" and _DID_REPORT.match(stripped) and "?" not in sentence:
+        emit.task(stripped, Status.COMPLETED, sentence, cue="done")  # "did the swap in src/cli.rs"
+        return "completed"
+    if not stripped or asked or _hedged(clause, role):
         return ""
     if role != "user" and sentence.rstrip().endswith(":") and not AGENT_LOG.match(sentence):
         return ""  # an assistant line introducing code or a list describes, it does not report
@@ -167,6 +191,13 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
         return f"{inner.group(1)}{inner.group(2)}"
     # An assistant saying "tests pass now" confirms its own work; a user saying it reports progress.
     # "it went out this morning" says so of something named before, which already has its label.
-    if role == "user" and phrases.DONE_STATE.search(clause.lower()) and len(stripped.split()) >= 2:
-        return "" if _PRONOUN_START.match(stripped) else stripped
-    return ""
+    if role != "user" or len(stripped.split()) < 2 or _PRONOUN_START.match(stripped):
+        return ""
+    other = _OTHER_DID.match(labels.strip_filler(clause))
+    if other and other.group(1) in _WORK_VERBS:
+        return stripped
+    low = stripped.lower()
+    if phrases.DONE_STATE.search(low):
+        return stripped
+    success = phrases.DONE_SUCCESS.search(low)
+    return stripped if success and success.start() > 0 and not _NEGATED.search(low) else ""

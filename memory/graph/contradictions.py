@@ -15,7 +15,7 @@ CONTESTED = "contested"
 
 # Phrases saying that a choice replaces an earlier one. Looked for in the new decision's sentence.
 _SWITCH = re.compile(
-    r"\b(?:switch(?:ed|es|ing)?|mov(?:e|ed|es|ing)\s+(?:\w+\s+){0,3}?to|migrat\w*\s+to|instead"
+    r"(?:\b(?=[A-Za-z])|(?=[,.;:]))(?:switch(?:ed|es|ing)?|mov(?:e|ed|es|ing)\s+(?:\w+\s+){0,3}?to|migrat\w*\s+to|instead"
     r"|rather\s+than|replac(?:e|ed|es|ing)|drop(?:ped|ping|s)?\b|scratch\s+that|in\s+the\s+end"
     r"|after\s+all|(?:go|goes|going|went|gone)\s+back\s+to|revert\w*|chang\w*\s+(?:course|to)"
     r"|changed\s+my\s+mind|on\s+second\s+thought|no\s+longer|any\s?more|ditch\w*|abandon\w*"
@@ -114,8 +114,9 @@ def judge(
         verdicts = _replacing(new, candidate, replaced, earlier)
         if verdicts:
             return verdicts
-    strong = [(n, s) for n, s in pool if _slot(s, new) >= 2]
-    weak = [(n, s) for n, s in pool if _slot(s, new) == 1]
+    slots = [(n, s, _slot(s, new)) for n, s in pool]
+    strong = [(n, s) for n, s, slot in slots if slot >= 2]
+    weak = [(n, s) for n, s, slot in slots if slot == 1]
     # A named replacement that is no earlier decision uses up the cue ("X instead of python-jose").
     if not replaced and _cued(new, candidate.label):
         linked = strong or weak or [(n, s) for n, s in pool if _linked(s, new)]

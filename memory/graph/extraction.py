@@ -172,6 +172,8 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
         # A pasted message line in prose ("Uncaught ReferenceError: X is not defined").
         emit.error(failures.error_line_label(text), text, cue="quoted_error")
         return "error"
+    if emit.advisory:
+        return ""  # an assistant advising states no fact in its prose, only in its markers
     if role == "user" and decisions.accepts(text, decided_before):
         decisions.decision(decisions.accepted_option(text), text, emit, cue="acceptance", conf=0.65)
         return "decision"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memory.graph import phrases
 
@@ -42,8 +43,23 @@ _PROBLEM_NOUN = re.compile(
 )
 
 
+# A scanner's or linter's finding, one per line: "WARN-NEW: Cookie Without Secure Flag [10011] x 3",
+# "serious: Form elements must have labels (label) - 6 nodes".
+_FINDING_LINE = re.compile(
+    r"^\s*(?:WARN-NEW|FAIL-NEW|WARN-INPROG|critical|serious|moderate)\s*:\s+([A-Z][^\[\n]{5,}?)"
+    r"\s*(?:\[[\w-]+\]|\([\w-]+\))?(?:\s+(?:x|-)\s+\d+.*)?$"
+)
+MAX_FINDINGS = 10
+
+
 def from_code(block: list[str]) -> list[tuple[str, str]]:
-    """The failure a block of program output reports: its strongest error line, if any."""
+    """The failures a block of program output reports: a scanner's findings, one per line, or
+    else its strongest error line, if any."""
+    findings = [
+        (m.group(1).strip(), line.strip()) for line in block if (m := _FINDING_LINE.match(line))
+    ]
+    if findings:
+        return findings[:MAX_FINDINGS]
     best: tuple[int, str] | None = None
     for line in block:
         score = _line_score(line)
@@ -133,6 +149,7 @@ def names_problem(text: str, loose: bool = False) -> bool:
     return loose and bool(phrases.ERROR.search(text.lower()))
 
 
+@lru_cache(maxsize=8192)
 def is_problem(clause: str, role: str, agent: bool = False) -> bool:
     """Whether a prose clause states a failure or wrong behaviour of the system being worked on."""
     low = clause.lower()
@@ -163,6 +180,7 @@ _HANDLED = re.compile(
 )
 
 
+@lru_cache(maxsize=8192)
 def is_strong_problem(clause: str) -> bool:
     """A failure stated so plainly that no other reading of the clause competes with it."""
     if phrases.ERROR_META.search(clause.lower()) or _HANDLED.search(clause):

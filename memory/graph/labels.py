@@ -34,11 +34,24 @@ _SUBJECT = re.compile(
 # identifier such as "_serialize_state" keeps its own.
 _DECORATION = re.compile(r"(?<![\w*`])\*{1,3}(?=\S)|(?<=\S)\*{1,3}(?![\w*`])|`")
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w])_([^_\s][^_]*?)_(?![\w])")
-_TRAILING = re.compile(
-    r"(?:[\s,;:.!?\-—–]+|\s+(?:anyway|then|though|too|as well|in the end|tbh|lol|haha|now though|"
-    r"after all|for sure|i guess|i think|right away|either))+$",
+# Trailing punctuation and tag words ("..., anyway", "too"), stripped in turn from the end.
+_TRAILING_PUNCT = re.compile(r"[\s,;:.!?\-—–]+$")
+_TRAILING_WORD = re.compile(
+    r"\s+(?:anyway|then|though|too|as well|in the end|tbh|lol|haha|now though|after all|"
+    r"for sure|i guess|i think|right away|either)$",
     re.IGNORECASE,
 )
+
+
+def _strip_trailing(text: str) -> str:
+    while True:
+        text = _TRAILING_PUNCT.sub("", text)
+        tag = _TRAILING_WORD.search(text)
+        if tag is None:
+            return text
+        text = text[: tag.start()]
+
+
 # A short adverbial phrase opening the clause ("after weighing it, X", "in the end, X").
 _LEADING_ADVERBIAL = re.compile(
     r"^(?:after|before|once|given|having|in the end|at the end of the day|for now|honestly|looking "
@@ -94,6 +107,7 @@ STATUS_WORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=8192)
 def strip_filler(text: str) -> str:
     """Drop the discourse markers opening a clause ("ahh", "so then"), keeping the rest whole."""
     return _DISCOURSE.sub("", text).lstrip(" ,.;:-")
@@ -110,16 +124,20 @@ def strip_leading(text: str) -> str:
     return text
 
 
+@lru_cache(maxsize=8192)
 def clean(text: str, max_words: int = MAX_LABEL_WORDS) -> str:
     """A label from a clause: no decoration, filler, subject or trailing punctuation; bounded."""
-    text = _UNDERSCORE_EMPHASIS.sub(r"\1", _DECORATION.sub("", text))
+    if "*" in text or "`" in text:
+        text = _DECORATION.sub("", text)
+    if "_" in text:
+        text = _UNDERSCORE_EMPHASIS.sub(r"\1", text)
     text = " ".join(text.split())
     text = strip_leading(text)
     text = _LEADING_ADVERBIAL.sub("", text)
     words = text.split()
     if len(words) > max_words:
         text = _cut(text, max_words)
-    text = _TRAILING.sub("", text)
+    text = _strip_trailing(text)
     text = _TRAILING_FILLER.sub("", text)
     text = _balance(text)
     return _unquote(text.strip())

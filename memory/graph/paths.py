@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Extensions of files people name in work sessions: source, config, data, docs, infra, build.
 # (Not "map", "so", "out", "re": method calls and words like "arr.map" or "timed.out" end so too.)
@@ -110,11 +111,25 @@ def is_path(token: str, in_code: bool = False) -> bool:
         return False
     if is_file_name(last):
         return len(parts) > 1 or not in_code
+    if len(parts) >= 2 and _UNKNOWN_EXTENSION.fullmatch(last) and not in_code:
+        return True  # "scenes/ui/hud.tscn": a directory and a dotted name, whatever the extension
+    if not in_code and _DIRECTORY.fullmatch(token):
+        return True  # "docs/guides/", "../../modules/vpc", "envs/prod/main"
     if token.startswith("/") and len(parts) >= 2 and parts[0] in UNIX_ROOTS:
         return not in_code
     # ".well-known/apple-app-site-association": a path under a dot-directory is a file.
     return len(parts) >= 2 and token.startswith(".") and not token.startswith("..") and not in_code
 
+
+# A file name with an extension not in the list: lower-case, 1-14 letters, after a stem.
+_UNKNOWN_EXTENSION = re.compile(r"[\w@+-]+\.[a-z][a-z0-9]{0,13}")
+# A directory written as one: a trailing slash, a leading ./ or ../, or three lower-case segments.
+_DIRECTORY = re.compile(
+    r"(?:\.{1,2}/)+[\w@+-]+(?:/[\w@+.-]+)*/?|[a-z][\w@+-]{2,}(?:/[\w@+.-]+)*/[\w@+-]*[a-z0-9_]+/|"
+    r"[a-z][\w@+-]+/[a-z][\w@+-]+/[a-z][\w@+-]+"
+)
+# Object-store and file URLs name data locations, not web pages.
+_STORAGE_URL = re.compile(r"\b(?:s3|gs|gcs|hdfs|abfss?)://[\w@+./-]+[\w/]")
 
 # A token holding a separator (only those can be paths), or a bare build-file name.
 _SEPARATED = re.compile(r"(?<!\S)[^\s/.\\]{0,300}[/.\\]\S{0,600}")  # tried at token starts only
@@ -123,24 +138,32 @@ _METHOD_BEFORE = re.compile(r"\b(?:" + "|".join(HTTP_METHODS) + r")\s+$")
 
 def find_paths(text: str, in_code: bool = False) -> list[str]:
     """File paths in ``text`` in order of appearance, without duplicates and without URLs."""
+    return list(_find_paths(text, in_code))
+
+
+@lru_cache(maxsize=8192)
+def _find_paths(text: str, in_code: bool) -> tuple[str, ...]:
     hits: list[tuple[int, str]] = []
     for token in _SEPARATED.finditer(text):
         start = token.start()
         if _METHOD_BEFORE.search(text, max(0, start - 8), start):
             continue  # "POST /api/x.json" is a route, not a file
         hits.extend((start + at, path) for at, path in _paths_in(token.group(0), in_code))
-    if not in_code:
+    if not in_code and any(name in text for name in BARE_FILENAMES):
         hits.extend((m.start(), m.group(0)) for m in _BARE.finditer(text))
+    if "://" in text:
+        hits.extend((m.start(), m.group(0)) for m in _STORAGE_URL.finditer(text))
     found: list[str] = []
     for _, path in sorted(hits):
         if path not in found:
             found.append(path)
-    return found
+    return tuple(found)
 
 
 def _paths_in(word: str, in_code: bool) -> list[tuple[int, str]]:
-    if "://" in word or word.startswith(HTTP_METHODS):
-        return []
+    core = word.rstrip(".,;:!?)]}'\"`")
+    if not any(sep in core for sep in "/.\\") or "://" in word or word.startswith(HTTP_METHODS):
+        return []  # "done." ends a sentence; only a separator inside the word can make a path
     windows = _WINDOWS.search(word) if "\\" in word else None
     if windows:
         return [(windows.start(), windows.group(0).rstrip(".,;)"))]
@@ -178,6 +201,8 @@ _FILLER_WORDS = re.compile(r"\b(?:the|and|both|file|files|also|a|new)\b|[,`]")
 
 def names_only_files(text: str) -> bool:
     """Whether a clause names nothing but files ("Updated src/a.ts and b.json")."""
-    rest = _FILLER_WORDS.sub(" ", _PATH_VERB.sub("", text.strip(), count=1))
+    text = text.strip()
+    verb = _PATH_VERB.match(text)
+    rest = _FILLER_WORDS.sub(" ", text[verb.end() :] if verb else text)
     words = rest.split()
     return bool(words) and all(find_paths(w) for w in words)

@@ -14,10 +14,11 @@ def _lexicon(*alternatives: str) -> re.Pattern[str]:
     """One word-bounded alternation, matched against LOWER-CASED text.
 
     A single leading word boundary and no IGNORECASE flag let the regex engine skip ahead ten
-    times faster than per-branch boundaries under IGNORECASE; callers pass ``text.lower()``.
+    times faster than per-branch boundaries under IGNORECASE; callers pass ``text.lower()``. The
+    lookahead on the next character lets it reject most positions at once.
     """
     bare = (a[2:] if a.startswith("\\b") else a for a in alternatives)
-    return re.compile(r"\b(?:" + alternation(*bare) + r")")
+    return re.compile(r"\b(?=[\w'(#,])(?:" + alternation(*bare) + r")")
 
 
 # Explicit line markers people and assistants use to log state ("Decided: ...", "TODO: ...").
@@ -272,7 +273,39 @@ DECISION = _lexicon(
     r"\bnot using\b",
     r"\b(?:chose|choose|picked|pick|prefer|preferred|went with|going with|go with) \S+(?: \S+){0,3} "
     r"over\b",
-    r"\bit is(?: for\b|[.!]?$)",
+    r"\bit is(?: for\b|[.!,]|$)",
+    r"\blet's (?!see\b|check\b|look\b|try\b|figure\b|debug\b|investigate\b|think\b|talk\b|"
+    r"wait\b|discuss\b|start\b|begin\b|get\b|review\b|test\b|find\b|make sure\b|keep going\b|"
+    r"continue\b|go on\b|move on\b|proceed\b|dig\b|take\b|run\b|ask\b|confirm\b|verify\b|"
+    r"hope\b|chat\b|circle\b|revisit\b|sync\b|pair\b|fix\b|encrypt\b|\w+ (?:it|that|this)\b)"
+    r"[a-z]+",
+    # Present-tense practice of the team: "we match on the payout ID", "we convert at the ECB rate".
+    r"(?:^|\bso |\band |\bthen |, )we (?:now |only |always |also )?(?!(?:have|had|need|want|see|"
+    r"get|got|know|think|hope|can|could|should|would|will|might|may|must|do|don't|did|didn't|are|"
+    r"were|was|still|never|noticed|tried|found|lost|hit|talked|just|then|ran|spent|managed|"
+    r"already|probably|really|kind|sort|haven't|aren't|weren't|can't|won't|all|both|only|even|"
+    r"finally|saw|went|came|started|ended|agreed|decided|looked|checked|tested|fixed|added|"
+    r"built|made|said|call|mean|care|like|love|hate|guess|suppose|wonder|feel|seem|expect|plan|"
+    r"wanna|gotta|gonna|keep going|lose|miss|risk|end)\b)[a-z]{3,}(?<!ed)(?<!ing)\b"
+    r"(?! (?:it|them|that|this)\b)",
+    r"(?<!too )(?<!much )\buses\b(?! (?:too|a lot|more|less|up|about|around|\d)\b)",
+    r"\b(?:lives?|sits?) (?:in|on|under|inside) (?![\w.-]*[/.][\w./-]*|my\b|one\b|a\b)",
+    r"\b(?:is|are) with\b",
+    r"\b(?:are|is) only used (?:for|in|on)\b",
+    r"\b(?:is|are) (?:now )?(?:saved|stored|kept|persisted|cached|pinned|hosted|served|weighted|"
+    r"booked|protected|partitioned|sharded|encrypted|hashed|versioned|capped|limited|converted|"
+    r"revalued|rounded|grouped|keyed|indexed|deduplicated|deduped|matched|routed|sent|written) "
+    r"(?:to|in|on|at|by|with|as|every|through|via|only|so|per|against|from|into)\b",
+    r"\b(?:refresh(?:es)?|runs|triggers?|fires|syncs?|rotates|expires|polls|retries|rewrites|"
+    r"backs? up) (?:\S+ ){0,5}(?:on )?every\b",
+    r"^trigger every\b",
+    r"\bsyncs? (?:through|via|over)\b",
+    r"(?:^|\bthe )(?:base |default |primary |target |main |rollback )?(?:model|backend|store|"
+    r"database|engine|runtime|framework|provider|region|format|strategy|window|threshold|"
+    r"timeout|ttl|batch size|page size|version|tier|host|schedule|cadence|stack|theme|font|"
+    r"broker|queue) (?:is|are|stays?|will be) (?!\w+ing\b|still\b|not\b|too\b|down\b|up\b|slow|"
+    r"fine\b|ok\b|empty\b|missing\b|wrong\b|broken\b|gone\b|done\b|in\b|on\b|at\b|"
+    r"the (?:problem|issue|bug)\b)",
     r"\bafter all\b",
     r"\b(?:is|are) (?:the|our) (?:primary|default|fallback|backup|standard|source of truth|plan|"
     r"choice|winner|way to go)\b",
@@ -322,7 +355,15 @@ DECISION = _lexicon(
 )
 
 # Case-sensitive choice idioms, matched on the original text: "the search screen gets Riverpod".
-DECISION_CASED = re.compile(r"\bgets? [A-Z][\w.-]+")
+DECISION_CASED = re.compile(
+    r"\bgets? [A-Z][\w.-]+|"
+    # "Streak reminders use local notifications": the literal first, so the scan skips ahead.
+    r" use (?<=[a-z]{2}s use )(?!of\b|case|to\b|it\b)|"
+    # "Hive is the local store", "Firestore is the sync backend for signed-in users".
+    r"^(?:The )?(?!(?:Problem|Issue|Question|Thing|Reason|Idea|Point|Difference|Catch|Bug|Error|"
+    r"Result|Answer|Goal|Plan|Risk|Cause|Fix|Problem)\b)[A-Z][\w.+#-]+ (?:is|are) (?:the|our) "
+    r"(?!(?:problem|issue|bug|question|culprit|cause|reason|one|same|only|first|last)\b)[a-z]"
+)
 
 # Words that put a decision on a "why": reason clauses.
 REASON = re.compile(
@@ -356,7 +397,7 @@ DONE_VERBS = frozenset(
     released removed renamed reordered replaced reset resolved restarted restored
     restructured retried reverted reviewed rewrote rolled rotated saved scaled scoped set sent
     shipped shortened signed simplified slimmed sorted split squashed started stored stripped
-    submitted swapped switched synced talked tiled trimmed tuned turned uninstalled
+    submitted swapped switched synced talked tiled trimmed tuned turned uninstalled booked ported
     unpinned updated upgraded uploaded validated wired wrapped wrote
     written done begun made rewritten gotten taken
     """.split()
@@ -370,9 +411,15 @@ FINDING_VERBS = frozenset(
 
 # State-change predicates meaning a piece of work is finished or a problem is gone.
 DONE_STATE = _lexicon(
-    r"(?:is|are|'s|was|were) (?:now )?(?:done|finished|complete|completed|in place|merged|"
-    r"shipped|deployed|live|uploaded|fixed|resolved|ready|green|clean|working|gone|"
-    r"passing|sorted|applied|registered|set up|built|rebuilt|written|recovered)\b",
+    r"(?:is|are|'s|was|were) (?:now |already |all |fully |finally |also |basically )?(?:done|"
+    r"finished|complete|completed|in place|merged|shipped|deployed|live|uploaded|fixed|resolved|"
+    r"ready|green|clean|working|gone|passing|sorted|applied|registered|set up|built|rebuilt|"
+    r"written|recovered|implemented|created|added|enabled|filled|published|replaced|reset|"
+    r"generated|installed|configured|migrated|renamed|removed|deleted|updated|upgraded|exported|"
+    r"imported|documented|released|rolled out|wired up|hooked up)\b",
+    # An artifact reported in place: "the connector config is in migration/debezium/x.json".
+    r"(?:is|are) (?:now |already )?in (?:[\w.-]*/[\w./-]+|[\w-]+\.[a-z]{1,5}\b)",
+    r"(?:is|are) (?:now |already |fully |all )?on v?\d+(?:\.\d+)+\b",
     r"(?:works|working|passes|pass|resolves?|loads?|builds|connects|starts|goes through|"
     r"shows? up|show|shows|sticks? around|survives?|is quiet) (?:fine |again |now )*"
     r"(?:now|again|fine|correctly|end to end)",
@@ -404,6 +451,25 @@ DONE_STATE = _lexicon(
     r"(?:merged|shipped|landed|"
     r"deployed|released|moved|finished|went out)\b.*\b(?:yesterday|this morning|earlier today|"
     r"last (?:week|night|month))\b",
+)
+
+# Something working as it should, said of a named subject: "sync works between my phone and iPad",
+# "the strict build passes", "the drain went through", "subject 7 fits nicely". Lower-cased text;
+# the caller requires a subject before the match and no negation in the clause.
+DONE_SUCCESS = _lexicon(
+    r"\b(?:works|worked|work(?<!there's work)(?<!of work)(?<!the work)(?<!more work)"
+    r"(?<!some work)(?<!any work)(?<!no work)(?<!at work)(?<!to work))\b"
+    r"(?! (?:on|for|with|at|as|out|around|toward|by|like|best)\b)",
+    r"\b(?:passes|pass|passed)\b(?! (?:the|it|through|on|in|a|an|them|this|that)\b)",
+    r"\b(?:finished|succeeded|succeeds|compiles|survives|survived)\b",
+    r"\b(?:went|goes|go|ran|runs) through\b",
+    r"\b(?:fits|fit|loads|load|loaded|shows|show|lands|land|runs|run|ran|starts|boots|connects|"
+    r"syncs|renders|builds|plans) (?:\S+ ){0,4}(?:now|again|fine|nicely|cleanly|correctly)\b",
+    r"\b(?:fits|fit) (?:nicely|in memory|in \d)",
+    r"\b\w+ed (?:fine|cleanly|successfully)\b",
+    r"\b(?:looks?|is|are|feels?) (?:\w+ )?(?:right|fine|good|correct) now\b",
+    r"\bnow points?\b",
+    r"\b(?:runs|shows)\.?$",
 )
 
 # ----- pending ---------------------------------------------------------------------------------
@@ -447,6 +513,10 @@ DEFERRAL = _lexicon(
     r"\bthis afternoon\b",
     r"\bin discovery\b",
     r"\bopen question\b",
+    r"\bstill (?:to do|todo|open)\b",
+    r"\b(?:is|are) (?:also )?the next (?:step|thing|job)\b",
+    r"\b(?:is|are) (?:planned|scheduled) for\b",
+    r"\b(?:is|are) for after\b",
 )
 
 # Plans and work not yet done, weaker than a choice verb in the same clause.
@@ -476,7 +546,10 @@ PENDING = _lexicon(
 )
 
 # Work handed to a named person: "that's on Tom".
-PENDING_CASED = re.compile(r"\b(?:is|'s) on [A-Z][a-z]+\.?$")
+PENDING_CASED = re.compile(
+    r"\b(?:is|'s) on [A-Z][a-z]+\.?$|"
+    r"^[A-Z][a-z]+ is (?!going\b|seeing\b|getting\b|having\b|saying\b|asking\b)[a-z]+ing\b"
+)
 
 IN_PROGRESS = re.compile(
     r"\b(?:working on|in progress|currently (?:\w+ing)|in the middle of|still (?:investigating|"
@@ -578,6 +651,15 @@ ERROR = _lexicon(
     r"(?:bug|race condition|collision|deadlock|outage|incident|idor|corrupt(?:ed|ion)?)\b(?!-)"
     r"(?! (?:is|was) (?:fixed|gone))",
     r"error rate\b",
+    r"(?:doesn't|does not|don't|won't|isn't|aren't|can't) \w+ anymore\b",
+    r"killing\b",
+    r"garbage\b",
+    r"hardfaults?\b",
+    r"misses the\b",
+    r"dropping (?:\w+ )?(?:submissions|requests|events|messages|rows|packets|frames|connections|"
+    r"records)\b",
+    r"shows? #\w",
+    r"dies\b",
 )
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".
@@ -592,7 +674,7 @@ def names_exception(text: str) -> bool:
 
 # Words that make a statement about a problem rather than the problem itself (meta talk).
 ERROR_META = re.compile(
-    r"\b(?:error (?:handling|message|messages|budget|bars?|code 2\d\d|screen)|no errors?|"
+    r"\b(?=[\w'(#,])(?:error (?:handling|message|messages|budget|bars?|code 2\d\d|screen)|no errors?|"
     r"(?:0|zero|no) (?:errors?|duplicates?|failures?|crash\w*)|hang on|doesn't bother|"
     r"not (?:really )?(?:a|an) (?:\w+ )?(?:problem|issue|concern)|isn't a problem|no problem|"
     r"(?:isn't|is not|aren't) (?:the|a) (?:main |big |real )?(?:risk|problem|issue|concern)|"
@@ -606,7 +688,7 @@ ERROR_META = re.compile(
 # ----- hedges ----------------------------------------------------------------------------------
 # Modality and conditionals: suggestions, options, hypotheticals are not facts of the session.
 HEDGE = re.compile(
-    r"\b(?:would|could|might|may|should|shouldn't|consider|considering|worth|options?|usually|"
+    r"\b(?=[\w'(#,])(?:would|could|might|may|should|shouldn't|consider|considering|worth|options?|usually|"
     r"typically|often|generally|recommend|suggest|if|unless|either|maybe|perhaps|"
     r"probably|likely|possible|possibly|ideally|you can|you'd|you'll|you need|you want|"
     r"tends? to|the usual|the standard|the simplest|common approach|alternatively|wonder|i'd|"
@@ -615,7 +697,7 @@ HEDGE = re.compile(
 
 # Reported speech: what someone else says or thinks is not the session's own fact.
 REPORTED = re.compile(
-    r"\b(?:says|said|tells|told|mentioned|claims|claimed|thinks|reckons|asked)\b"
+    r"\b(?=[\w'(#,])(?:says|said|tells|told|mentioned|claims|claimed|thinks|reckons|asked)\b"
     r"(?! (?:it|that) (?:is|was) (?:done|fixed))",
 )
 
@@ -628,7 +710,7 @@ INTERROGATIVE = re.compile(
 
 # A user's own hedges: uncertainty and conditionals that open the clause.
 USER_HEDGE = re.compile(
-    r"\b(?:would|could|might|maybe|perhaps|probably|not sure|i wonder|wondering|should (?:i|we))\b|"
+    r"\b(?=[\w'(#,])(?:would|could|might|maybe|perhaps|probably|not sure|i wonder|wondering|should (?:i|we))\b|"
     r"^(?:if|unless|whether)\b",
 )
 
@@ -657,7 +739,7 @@ GOAL_STACK = re.compile(
 
 # Environment facts: runtimes with versions, operating systems, hardware.
 ENVIRONMENT = re.compile(
-    r"\b(?:(?:Python|Go|Golang|Node(?:\.js)?|Ruby|Java|JDK|Rust|PHP|Kotlin|Swift|Dart|Flutter|"
+    r"\b(?=[A-Z0-9kmnipy])(?:(?:Python|Go|Golang|Node(?:\.js)?|Ruby|Java|JDK|Rust|PHP|Kotlin|Swift|Dart|Flutter|"
     r"Django|Rails|React Native|React|Postgres(?:QL)?|MySQL|Redis|Ubuntu|Debian|Alpine|CUDA|"
     r"Terraform|Kubernetes|k8s|k3s|iOS|Android|macOS|Windows|Xcode|npm|pnpm|yarn|TypeScript)"
     r"\s+v?\d+(?:\.\d+){0,2}\b|"

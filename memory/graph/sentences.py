@@ -124,7 +124,7 @@ _CLAUSE_BREAK = re.compile(
     r"|now|also|otherwise)\b)"
     r"|\s+and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now"
     r"|so|there's|this)\b)"
-    r"|(?<=\w\w):\s+(?![\w.-]*\d)(?=\S)|,?\s+but\s+"
+    r"|:(?<=\w\w:)\s+(?![\w.-]*\d)(?=\S)|,?\s+but\s+"
     r"|\s+and\s+(?=(?:\w+\s+){1,2}(?:crashed|failed|broke|hung|threw|died|stopped)\b)"
     r"|,\s+(?=[A-Z][a-z]+ (?:is|will|has|'s|can|says)\b)"
     r"|\s+and\s+(?=(?:" + _PAST + r")\b)"
@@ -137,8 +137,13 @@ _FINITE = re.compile(
     r"passes|loads|builds|runs|looks|needs|seems|stays|keeps|makes|gets|takes|[a-z]{3,}ed|"
     r"\w+n't|'s|'re)\b",
 )
-_AND_THE = re.compile(r"\s+and\s+(?=the\b)")
-_COMMA = re.compile(r",\s+(?=the\b|[A-Z][a-z]+ (?:is|are|was|has)\b)")
+# A new subject and its verb: "upload works, download is still TODO".
+_NEW_SUBJECT = (
+    r"(?:[\w'.-]+\s+){1,2}(?:is|are|was|were|has|works|worked|passes|pass|loads|runs|finished|"
+    r"went|shows|can|will|won't|isn't|aren't)\b|\w+'s\s"
+)
+_AND_THE = re.compile(r"\s+and\s+(?=the\b|" + _NEW_SUBJECT + r")")
+_COMMA = re.compile(r",\s+(?=the\b|[A-Z][a-z]+ (?:is|are|was|has)\b|" + _NEW_SUBJECT + r")")
 
 
 def split_clauses(sentence: str) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # One family = things a project normally picks one of for a given role. Kept narrow on purpose:
 # a relational database and a cache are not rivals, so Postgres and Redis are in different families.
@@ -53,8 +54,11 @@ _PART_OF = frozenset(
 )
 
 
-def families(text: str) -> dict[str, set[str]]:
-    """The families named in ``text``, each with the (canonical) names that were used."""
+@lru_cache(maxsize=8192)
+def families(text: str) -> dict[str, frozenset[str]]:
+    """The families named in ``text``, each with the (canonical) names that were used.
+
+    Cached: decisions are compared pairwise, so the same labels come back often. Read-only."""
     found: dict[str, set[str]] = {}
     tokens = _NAME.findall(text.lower())
     for i, token in enumerate(tokens):
@@ -65,7 +69,7 @@ def families(text: str) -> dict[str, set[str]]:
             family = FAMILY_OF.get(name.rstrip("-0123456789.") or name) or FAMILY_OF.get(name)
             if family:
                 found.setdefault(family, set()).add(name)
-    return found
+    return {family: frozenset(names) for family, names in found.items()}
 
 
 def names(text: str) -> set[str]:

@@ -6,6 +6,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 
 
 class NodeType(StrEnum):
@@ -61,6 +62,7 @@ _SPACE = re.compile(r"\s+")
 _EDGE_PUNCT = " \t\n.,;:!?\"'`()[]{}<>*_"
 
 
+@lru_cache(maxsize=16384)
 def normalize_label(label: str) -> str:
     """The identity key of a label: NFKC, case-folded, single-spaced, outer punctuation removed."""
     text = unicodedata.normalize("NFKC", label).casefold()

@@ -56,6 +56,7 @@ def covers(label: str, item: str) -> bool:
     return bool(wanted) and len(wanted & content_words(label)) >= 0.6 * len(wanted)
 
 
+@lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """A light stem: one ending off, then a final 'e', so 'dates'/'date', 'caching'/'cache' and
     'routing'/'router'/'route' meet."""
@@ -93,27 +94,32 @@ def raw_tokens(text: str) -> list[str]:
     return _RAW_TOKEN.findall(text)
 
 
+@lru_cache(maxsize=16384)
 def shape(token: str) -> str:
     """The shape of a value token: letter runs become 'a', digit runs '0' ('HTTP-01' → 'a-0')."""
     out = re.sub(r"[A-Za-z]+", "a", token)
     return re.sub(r"[0-9]+", "0", out)
 
 
+@lru_cache(maxsize=16384)
 def is_value(token: str) -> bool:
     """A token naming a specific technology, version or quantity rather than an ordinary word."""
-    if any(ch.isdigit() for ch in token):
+    if _VALUE_CHAR.search(token):
         return True
-    if any(ch in token for ch in "/.:@_+#"):
-        return True
-    if "-" in token and token.lower() not in _COMMON_HYPHENATED:
-        return any(ch.isupper() for ch in token)
-    inner_upper = any(ch.isupper() for ch in token[1:])
+    lower = token.lower()
+    if "-" in token and lower not in _COMMON_HYPHENATED:
+        return token != lower  # "HTTP-01", not "read-only"
+    inner_upper = token[1:] != lower[1:]
     return inner_upper or (token.isupper() and len(token) >= 2)
+
+
+_VALUE_CHAR = re.compile(r"[\d/.:@_+#]")
 
 
 _COMMON_HYPHENATED = frozenset({"in-app", "non-root", "multi-stage", "per-tenant", "up-front"})
 
 
+@lru_cache(maxsize=8192)
 def values(text: str, names: frozenset[str] | None = None) -> frozenset[str]:
     """Lower-cased value tokens of ``text``; a capitalised word counts when it is one of ``names``
     (see ``proper_names``; by default, the names ``text`` itself shows)."""
@@ -124,12 +130,19 @@ def values(text: str, names: frozenset[str] | None = None) -> frozenset[str]:
     return frozenset(out)
 
 
-_MID_SENTENCE_NAME = re.compile(r"(?<![.!?:\n]\s)(?<=[a-z,;(] )([A-Z][a-z]{2,})\b")
+_CAPITALISED = re.compile(r"[A-Z][a-z]{2,}\b")
+_BEFORE_NAME = frozenset("abcdefghijklmnopqrstuvwxyz,;(")
 
 
+@lru_cache(maxsize=8192)
 def proper_names(text: str) -> frozenset[str]:
-    """Capitalised words written mid-sentence somewhere in ``text``: names ('a Room database')."""
-    return frozenset(_MID_SENTENCE_NAME.findall(text))
+    """Capitalised words written mid-sentence somewhere in ``text``: names ('a Room database'),
+    i.e. after a space that follows a lower-case letter or a comma, never a sentence end."""
+    return frozenset(
+        m.group(0)
+        for m in _CAPITALISED.finditer(text)
+        if m.start() >= 2 and text[m.start() - 1] == " " and text[m.start() - 2] in _BEFORE_NAME
+    )
 
 
 def sentences(text: str) -> list[str]:

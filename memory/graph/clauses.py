@@ -71,6 +71,19 @@ _DID_REPORT = re.compile(
     r"help|fix|change|get|make|show|come|happen|start|deploy|ship|merge|build|say|see|look)\b)",
     re.IGNORECASE,
 )
+# A user reporting an action of theirs in any past-tense verb, with its object: "bumped the sftp
+# provider to 4.9.1", "turned the zap off". Not states of mind ("interested in", "confused by").
+_DID_SOMETHING = re.compile(
+    r"^(?!(?:based|used|supposed|interested|confused|tired|concerned|worried|excited|annoyed|"
+    r"surprised|scared|seemed|wanted|needed|planned|tried|hoped|expected|guessed|assumed|"
+    r"wondered|noticed|learned|heard|asked|called|named|related|attached|limited|allowed|"
+    r"required|stuck|failed|crashed|decided|meant|red|"
+    # Running or probing something is how work is checked, not a piece of it.
+    r"tested|kicked|retried|restarted|checked|verified|looked|reproduced|rerun|reran|ran)\b)"
+    r"(?:[a-z]{3,}ed|did|made|wrote|"
+    r"rewrote|sent|built|rebuilt|put|took|cut|split|threw|drew|gave|got)\s+(?:the|a|an|my|our|"
+    r"all|both|every|each|it|them|this|that|those|these|one|two|three|\d+|up|out|off|back|over)\b"
+)
 _NEGATED = re.compile(r"n't\b|\b(?:not|never|no longer|nothing|none)\b", re.IGNORECASE)
 _PRONOUN_START = re.compile(
     r"^(?:it|it's|they|he|she)\b|^(?:this|that|these|those)\s+(?:is|was|are|were|went|has|have)\b",
@@ -196,6 +209,10 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
     other = _OTHER_DID.match(labels.strip_filler(clause))
     if other and other.group(1) in _WORK_VERBS:
         return stripped
+    if _DID_SOMETHING.match(stripped.lower()):
+        return (
+            stripped  # "flipped the seven sensors to deferrable", "reopened all 60 via bulk edit"
+        )
     low = stripped.lower()
     if phrases.DONE_STATE.search(low):
         return stripped

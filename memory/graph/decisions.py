@@ -42,7 +42,9 @@ _CONCLUDING_IMPERATIVE = re.compile(
 # A short verbless noun phrase followed by its reason: "LoRA because I only have one GPU".
 _JUSTIFIED_CHOICE = re.compile(r"^(?:[\w.+#@/-]+\s+){0,2}[\w.+#@/-]+\s+(?:because|since)\s+\w")
 # A measurement, not a choice: "the build now takes 14 minutes instead of 4".
-_MEASUREMENT = re.compile(r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose)\b[^.;]*\d")
+_MEASUREMENT = re.compile(
+    r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose|shows?)\b[^.;]*\d"
+)
 # How an assistant narrates a choice as made rather than proposed.
 _ASSISTANT_DECIDES = re.compile(
     r"(?:switching|moving|going with|went with|decid|chose|picked|opted|settled|sticking|roll|"

@@ -274,6 +274,19 @@ DECISION = _lexicon(
     r"\b(?:chose|choose|picked|pick|prefer|preferred|went with|going with|go with) \S+(?: \S+){0,3} "
     r"over\b",
     r"\bit is(?: for\b|[.!,]|$)",
+    # Judgement that settles an option: "salmon is more practical", "five seeds is the sweet spot".
+    r"\b(?:is|are|feels?|seems?|looks?(?: like)?) (?:the |a |more |much |by far )?(?:(?:least|most) "
+    r"\w+ (?:thing|option|way|choice)|sweet spot|right call|best (?:option|choice|bet|fit)|"
+    r"more practical|more safe|safer bet)\b",
+    r"\bmakes? (?:more )?sense\b",
+    r"^[\w.-]+(?: [\w.-]+){0,2} then\.?$",
+    r"\b(?:it's|its|it is) [^,]{2,40} then\.?$",
+    r"^[\w.-]+(?: [\w.-]+){0,2} first\.?$",
+    r"^keeping\b",
+    r"\b(?:is|are) now (?:\d|every|weekly|daily|monthly|nightly|hourly)",
+    r"\b(?:is|are) (?:weekly|daily|monthly|nightly|hourly)(?: now)?\b",
+    r"\bstays? (?:until|in|with|as|prerendered|pinned|on)\b",
+    r"^(?:one|a single) [\w-]+ per [\w-]+",
     r"\blet's (?!see\b|check\b|look\b|try\b|figure\b|debug\b|investigate\b|think\b|talk\b|"
     r"wait\b|discuss\b|start\b|begin\b|get\b|review\b|test\b|find\b|make sure\b|keep going\b|"
     r"continue\b|go on\b|move on\b|proceed\b|dig\b|take\b|run\b|ask\b|confirm\b|verify\b|"
@@ -357,6 +370,15 @@ DECISION = _lexicon(
 # Case-sensitive choice idioms, matched on the original text: "the search screen gets Riverpod".
 DECISION_CASED = re.compile(
     r"\bgets? [A-Z][\w.-]+|"
+    # What a person or a team wants, stated as their position: "Jun wants Caffeine with a 5 s TTL".
+    r"^(?:[Tt]he )?(?!(?:It|This|That|Nobody|Everyone|Everybody|Anyone|Someone|Who|He|She|"
+    r"[Ii]t|[Nn]obody|[Ee]veryone|[Ee]verybody|[Aa]nyone|[Ss]omeone|who|which|he|it|this|that|"
+    # A department or a client asking for something states a requirement, not a position taken.
+    r"[Pp]roduct|[Ff]inance|[Oo]ps|[Ss]ales|[Mm]arketing|[Ll]egal|[Ss]ecurity|[Dd]esign|[Ss]upport|"
+    r"[Mm]anagement|[Ll]eadership|PI|[Cc]lient|[Cc]ustomer|[Uu]sers?|[Bb]oss|QA)\b)"
+    r"[A-Za-z][\w-]*(?: [a-z]+){0,2}(?:,[^,]{3,40},| \([^)]{2,40}\))? wants (?!to (?:know|see|ask|"
+    r"check|understand|talk|discuss|meet|chat|hear)\b)|"
+    r"^No [A-Z][\w.-]+(?:[,.]|$)|"
     # "Streak reminders use local notifications": the literal first, so the scan skips ahead.
     r" use (?<=[a-z]{2}s use )(?!of\b|case|to\b|it\b)|"
     # "Hive is the local store", "Firestore is the sync backend for signed-in users".
@@ -660,6 +682,15 @@ ERROR = _lexicon(
     r"records)\b",
     r"shows? #\w",
     r"dies\b",
+    r"shows? (?:the |a )?wrong\b",
+    r"(?:twice|two times)\b(?! as\b)",
+    r"[45]\d\ds\b",
+    r"expired\b",
+    r"freez(?:es|ing)\b",
+    r"froze\b",
+    r"never (?:runs|fires|starts|arrives|finishes|loads|syncs|gets)\b",
+    r"(?:couldn't|can't|cannot) keep up\b",
+    r"(?:unreadable|unusable|out of date)\b",
 )
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".

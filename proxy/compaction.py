@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory.graph import tokens
-from proxy.stubs import Memo, has_content, slim, tool_names
+from memory.graph.stubs import Memo, has_content, slim, tool_names
 
 Message = dict[str, Any]
 

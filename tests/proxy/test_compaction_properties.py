@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memory.graph.stubs import IMAGE_REMOVED
 from memory.graph.tokens import count_messages
 from proxy.compaction import TooLarge, compact, truncate
-from proxy.stubs import IMAGE_REMOVED
 
 PNG = "data:image/png;base64," + "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB" * 50
 WORDS = [

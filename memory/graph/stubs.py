@@ -120,12 +120,12 @@ def slim(message: Message, names: Mapping[str, tuple[str, str]]) -> Message:
 
 
 def _stub_tool_output(message: Message, names: Mapping[str, tuple[str, str]]) -> Message:
-    text = _text(message.get("content"))
+    text = text_of(message.get("content"))
     if len(text) <= STUB_OVER:
         return message
     fallback = (str(message.get("name") or "tool"), "")
     name, arguments = names.get(message.get("tool_call_id"), fallback)
-    return {**message, "content": _stub("tool output", name, text, arguments)}
+    return {**message, "content": stub("tool output", name, text, arguments)}
 
 
 def _stub_arguments(message: Message) -> Message:
@@ -143,9 +143,9 @@ def _stub_call(call: Any) -> Any:
     arguments = function.get("arguments")
     if not isinstance(arguments, str) or len(arguments) <= STUB_OVER:
         return call
-    stub = _stub("tool arguments", str(function.get("name") or "tool"), arguments, arguments)
+    stubbed = stub("tool arguments", str(function.get("name") or "tool"), arguments, arguments)
     # Arguments must stay a JSON object: providers and SDKs parse them.
-    new_arguments = json.dumps({"_stubbed": stub}, ensure_ascii=False)
+    new_arguments = json.dumps({"_stubbed": stubbed}, ensure_ascii=False)
     return {**call, "function": {**function, "arguments": new_arguments}}
 
 
@@ -183,7 +183,7 @@ def _is_data_image(part: Any) -> bool:
     return isinstance(url, str) and url.startswith("data:")
 
 
-def _text(content: Any) -> str:
+def text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -200,7 +200,7 @@ def _text(content: Any) -> str:
 # --- stubs -------------------------------------------------------------------------------------
 
 
-def _stub(kind: str, name: str, text: str, arguments: str) -> str:
+def stub(kind: str, name: str, text: str, arguments: str) -> str:
     """``[tool output stubbed by TokenMizer: bash, 18,432 chars; commands: pytest -q]``."""
     key = (kind, name, len(text), hash(text), hash(arguments))
     found = _STUBS.get(key)

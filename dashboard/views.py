@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard import charts, usage
@@ -23,7 +26,7 @@ from dashboard.forms import (
     UpstreamForm,
 )
 from dashboard.pages import after_post, render_page
-from memory import decisions, members, review, timeline
+from memory import branches, checkpoints, decisions, exports, members, review, timeline
 from memory.graph import resume
 from memory.models import Checkpoint, DecisionTransition, Membership, Node, Session
 from memory.projects import create_project
@@ -306,6 +309,30 @@ def session_graph_data(request: HttpRequest, pk: int) -> HttpResponse:
     return JsonResponse(timeline.graph_data(view))
 
 
+# format -> (export, content type, file extension)
+_EXPORTS = {
+    "json": (exports.d3_json, "application/json", "json"),
+    "html": (exports.html_page, "text/html; charset=utf-8", "html"),
+    "canvas": (exports.obsidian_canvas, "application/json", "canvas"),
+}
+
+
+@login_required
+@require_GET
+def session_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    session, _ = _session_access(request.user, pk)
+    if fmt not in _EXPORTS:
+        raise Http404("no such export format")
+    export, content_type, extension = _EXPORTS[fmt]
+    body = export(session)
+    if not isinstance(body, str):
+        body = json.dumps(body, ensure_ascii=False, indent=2)
+    response = HttpResponse(body, content_type=content_type)
+    name = slugify(str(session)) or f"session-{session.pk}"
+    response["Content-Disposition"] = f'attachment; filename="{name}-graph.{extension}"'
+    return response
+
+
 @login_required
 @require_GET
 def node_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -375,19 +402,66 @@ def checkpoint_detail(request: HttpRequest, pk: int) -> HttpResponse:
         Checkpoint.objects.for_user(request.user).select_related("session__project", "parent"),
         pk=pk,
     )
+    context = _checkpoint_context(request, checkpoint)
+    return render(request, "dashboard/checkpoint_detail.html", context, status=context["status"])
+
+
+def _checkpoint_context(request: HttpRequest, checkpoint: Checkpoint, error: str = "") -> dict:
     session = checkpoint.session
     lineage, cursor = [], checkpoint
     while cursor is not None:
         lineage.append(cursor)
         cursor = cursor.parent
+    try:
+        checkpoints.verify(checkpoint)
+        tampered = ""
+    except checkpoints.TamperedCheckpoint as exc:
+        tampered = str(exc)  # its text is not shown, nor offered to branch from
     context = {
         "access": access_to(request.user, session.project), "project": session.project,
         "session": session, "checkpoint": checkpoint, "lineage": lineage[::-1], "tab": "sessions",
-        "tiers": [("critical", checkpoint.critical, checkpoint.critical_tokens),
-                  ("standard", checkpoint.standard, checkpoint.standard_tokens),
-                  ("full", checkpoint.full, checkpoint.full_tokens)],
+        "tampered": tampered, "branch_error": error, "status": 409 if tampered else 200,
+        "tiers": [] if tampered else [
+            ("critical", checkpoint.critical, checkpoint.critical_tokens),
+            ("standard", checkpoint.standard, checkpoint.standard_tokens),
+            ("full", checkpoint.full, checkpoint.full_tokens)],
     }  # fmt: skip
-    return render(request, "dashboard/checkpoint_detail.html", context)
+    return context
+
+
+@login_required
+@require_POST
+def checkpoint_branch(request: HttpRequest, pk: int) -> HttpResponse:
+    checkpoint = get_object_or_404(
+        Checkpoint.objects.for_user(request.user).select_related("session__project", "parent"),
+        pk=pk,
+    )
+    access_to(request.user, checkpoint.session.project).require_write()
+    try:
+        branch = branches.branch_session(
+            checkpoint,
+            request.user,
+            external_id=request.POST.get("external_id", ""),
+            include_transcript=request.POST.get("include_transcript") in ("on", "true", "1"),
+        )
+    except (branches.BranchError, checkpoints.TamperedCheckpoint) as exc:
+        context = _checkpoint_context(request, checkpoint, error=str(exc))
+        status = 409 if context["tampered"] else 400
+        return render(request, "dashboard/checkpoint_detail.html", context, status=status)
+    return redirect("dashboard:session-detail", branch.pk)
+
+
+@login_required
+@require_GET
+def session_lineage(request: HttpRequest, pk: int) -> HttpResponse:
+    session, access = _session_access(request.user, pk)
+    context = {
+        "access": access, "project": session.project, "session": session, "tab": "sessions",
+        "rows": branches.lineage_rows(branches.lineage(session)),
+        "source": session.branched_from and Checkpoint.objects.select_related("session").get(
+            pk=session.branched_from_id),
+    }  # fmt: skip
+    return render(request, "dashboard/session_lineage.html", context)
 
 
 # ---- usage --------------------------------------------------------------------------------------

@@ -36,6 +36,30 @@ def _content_hash(critical: str, standard: str, full: str) -> str:
     return hashlib.sha256("\x1e".join((critical, standard, full)).encode()).hexdigest()
 
 
+class TamperedCheckpoint(Exception):
+    """A checkpoint's tiers no longer match the content hash stored when it was made."""
+
+    def __init__(self, checkpoint: Checkpoint) -> None:
+        super().__init__(
+            f"checkpoint {checkpoint.pk} (sequence {checkpoint.sequence} of session "
+            f"{checkpoint.session_id}) was changed after it was made: its resume tiers no longer "
+            "match its content hash, so it is not used"
+        )
+        self.checkpoint_pk = checkpoint.pk
+
+
+def verify(checkpoint: Checkpoint) -> Checkpoint:
+    """The checkpoint itself if its three tiers still hash to its content hash; else refuse it.
+
+    Checkpoint content is immutable: every path that hands a checkpoint's text to a model or a
+    person (compaction, branching, the dashboard) reads it through here.
+    """
+    actual = _content_hash(checkpoint.critical, checkpoint.standard, checkpoint.full)
+    if actual != checkpoint.content_hash:
+        raise TamperedCheckpoint(checkpoint)
+    return checkpoint
+
+
 def latest_checkpoint(session: Session) -> Checkpoint | None:
     return session.checkpoints.order_by("-sequence").first()
 
@@ -46,25 +70,30 @@ def is_current(checkpoint: Checkpoint | None, session: Session) -> bool:
 
 
 def save_checkpoint(session: Session) -> Checkpoint:
-    """Render the session's graph into a new checkpoint; the latest one if the graph is unchanged."""
+    """Render the session's graph into a new checkpoint; the latest one if the graph is unchanged.
+
+    A branch's first checkpoint has the checkpoint it was branched from as its parent (in the
+    other session), so checkpoints form one tree across sessions.
+    """
     with transaction.atomic():
         session = Session.objects.select_for_update().get(pk=session.pk)
-        parent = latest_checkpoint(session)
-        if is_current(parent, session):
-            return parent
+        latest = latest_checkpoint(session)
+        if is_current(latest, session):
+            return latest
         graph = load_graph(session)
         tiers = resume.render_tiers(graph)
         content_hash = _content_hash(*(tiers[t].text for t in ("critical", "standard", "full")))
-        if parent is not None and parent.content_hash == content_hash:
+        if latest is not None and latest.content_hash == content_hash:
             # Only invisible fields moved (importance, mentions): the resume stays byte-identical.
-            Checkpoint.objects.filter(pk=parent.pk).update(graph_version=session.graph_version)
-            parent.graph_version = session.graph_version
-            return parent
+            Checkpoint.objects.filter(pk=latest.pk).update(graph_version=session.graph_version)
+            latest.graph_version = session.graph_version
+            return latest
+        parent = latest if latest is not None else session.branched_from
         snapshot = diff.snapshot(graph)
         return Checkpoint.objects.create(
             session=session,
             parent=parent,
-            sequence=parent.sequence + 1 if parent else 1,
+            sequence=latest.sequence + 1 if latest else 1,
             high_water=session.high_water,
             graph_version=session.graph_version,
             critical=tiers["critical"].text,

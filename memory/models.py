@@ -57,6 +57,11 @@ class Project(models.Model):
         help_text="Also extract with a model through the project's upstream (only grounded facts are kept).",
     )
     llm_extraction_model = models.CharField(max_length=200, default="gpt-4o-mini", blank=True)
+    memory_budget = models.PositiveIntegerField(
+        default=400,
+        help_text="Tokens of project memory (decisions, goals and facts of the project's other "
+        "sessions) a new session receives; 0 turns it off.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = ProjectQuerySet.as_manager()
@@ -125,6 +130,20 @@ class Session(models.Model):
     # Where the client's resent history last stopped matching the stored transcript, if ever.
     diverged_at_position = models.IntegerField(null=True, blank=True)
     diverged_at = models.DateTimeField(null=True, blank=True)
+    # A branch starts from another session's checkpoint. RESTRICT, like Checkpoint.parent: that
+    # checkpoint roots the branch's history (it is its first checkpoint's parent), so deleting it
+    # alone would cut the lineage tree in two: delete the branch first. Deleting the project,
+    # branch and source together, is allowed. (SET_NULL would keep the branch but orphan it.)
+    branched_from = models.ForeignKey(
+        "Checkpoint",
+        on_delete=models.RESTRICT,
+        null=True,
+        blank=True,
+        related_name="branches",
+    )
+    # Sent as one system message after the client's own on every forwarded request, byte for
+    # byte, and never recorded: project memory for a new session, the source resume for a branch.
+    preamble = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -296,8 +315,10 @@ class CheckpointQuerySet(models.QuerySet):
 
 class Checkpoint(models.Model):
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="checkpoints")
+    # RESTRICT, not PROTECT: a session goes with its whole chain of checkpoints (and a project
+    # with all its sessions), but not while another session's checkpoint grows from one of them.
     parent = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="children"
+        "self", on_delete=models.RESTRICT, null=True, blank=True, related_name="children"
     )
     sequence = models.PositiveIntegerField()
     high_water = models.IntegerField(help_text="The last message position the graph had read.")

@@ -115,7 +115,9 @@ async def _read_request(scope, receive) -> tuple[sessions.Admitted, ChatRequest]
             413, f"The request body is over the limit of {limit:,} bytes.", code="request_too_large"
         )
     request = parse_chat_request(await read_body(receive, limit), headers.get("x-session-id"))
-    admitted = await db(sessions.admit)(headers.get("authorization"), request.session_id)
+    admitted = await db(sessions.admit)(
+        headers.get("authorization"), request.session_id, request.messages
+    )
     return admitted, request
 
 
@@ -132,9 +134,15 @@ async def _through_session(exchange: Exchange, session) -> None:
         )
     if project.redact_upstream:
         exchange.forward = [sessions.redacted_message(m) for m in request.messages]
-    if exchange.tokens_sent > session.mecw * project.compaction_ratio:
+    # The session's preamble (project memory, or a branch's starting resume): the same bytes on
+    # every request, inside the budget like any other system message.
+    exchange.forward, preamble_at = sessions.with_preamble(exchange.forward, session.preamble)
+    if preamble_at is not None:
+        preamble = exchange.forward[preamble_at]
+        exchange.tokens_forwarded += tokens.count_message(preamble, request.model)
+    if exchange.tokens_forwarded > session.mecw * project.compaction_ratio:
         plan = await db(sessions.compact_for_session)(
-            session.pk, request.messages, exchange.forward, request.model
+            session.pk, request.messages, exchange.forward, request.model, preamble_at
         )
         exchange.forward, exchange.compacted = plan.messages, True
         exchange.tokens_forwarded = plan.tokens_out

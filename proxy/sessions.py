@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db import transaction
 
-from memory import checkpoints, graphs, tasks, transcripts
+from memory import checkpoints, graphs, recall, tasks, transcripts
 from memory.graph import redact
 from memory.models import Session
 from proxy import compaction, keys
@@ -26,15 +26,42 @@ class Admitted:
     session: Session | None
 
 
-def admit(authorization: str | None, session_id: str | None) -> Admitted:
+def admit(
+    authorization: str | None,
+    session_id: str | None,
+    messages: list[dict[str, Any]] | None = None,
+) -> Admitted:
     """Everything a request needs from the database before it goes upstream, in one call:
-    the key (401 otherwise), the project's upstreams, and the session (404 if not the key's)."""
+    the key (401 otherwise), the project's upstreams, and the session (404 if not the key's).
+    ``messages`` (the request's) are read only when the session is new, for its preamble."""
     key = keys.authenticate(authorization)
     upstreams = list(key.project.upstreams.all())
-    return Admitted(key, upstreams, open_session(key, session_id) if session_id else None)
+    session = open_session(key, session_id, messages) if session_id else None
+    return Admitted(key, upstreams, session)
 
 
-def open_session(key: ApiKey, external_id: str) -> Session:
+def last_user_text(messages: list[dict[str, Any]] | None) -> str:
+    for message in reversed(messages or []):
+        if message.get("role") == "user":
+            return transcripts.message_text(message.get("content"))
+    return ""
+
+
+def project_preamble(project, messages: list[dict[str, Any]] | None) -> str:
+    """A new session's preamble: the project's standing knowledge most relevant to the first
+    request's last user message, within the project's memory budget ("" when off or empty)."""
+    if not project.memory_budget:
+        return ""
+    try:
+        return recall.standing_knowledge(project, last_user_text(messages), project.memory_budget)
+    except Exception:  # memory must never fail a request: the session just starts without it
+        log.exception("project memory failed for a new session of project %s", project.pk)
+        return ""
+
+
+def open_session(
+    key: ApiKey, external_id: str, messages: list[dict[str, Any]] | None = None
+) -> Session:
     """The key's session of that id, created on first use; 404 if it is another user's or project's."""
     session = Session.objects.filter(external_id=external_id, project=key.project).first()
     if session is None:
@@ -44,7 +71,11 @@ def open_session(key: ApiKey, external_id: str) -> Session:
         session, _ = Session.objects.get_or_create(
             project=key.project,
             external_id=external_id,
-            defaults={"user": key.user, "mecw": key.project.mecw},
+            defaults={
+                "user": key.user,
+                "mecw": key.project.mecw,
+                "preamble": project_preamble(key.project, messages),
+            },
         )
     if session.user_id != key.user_id:
         raise _no_session(external_id)
@@ -85,6 +116,19 @@ def _redacted_call(call: Any) -> Any:
     return {**call, "function": {**function, "arguments": redact.redact(function["arguments"])}}
 
 
+def with_preamble(
+    messages: list[dict[str, Any]], preamble: str
+) -> tuple[list[dict[str, Any]], int | None]:
+    """``messages`` with the session's preamble as one system message right after the client's
+    leading system messages, and the index it went to (None when there is no preamble)."""
+    if not preamble:
+        return messages, None
+    at = 0
+    while at < len(messages) and messages[at].get("role") in compaction.SYSTEM_ROLES:
+        at += 1
+    return [*messages[:at], {"role": "system", "content": preamble}, *messages[at:]], at
+
+
 def tool_rounds(messages: list[dict[str, Any]]) -> int:
     """Consecutive assistant tool-call rounds since the last user message."""
     rounds = 0
@@ -96,15 +140,23 @@ def tool_rounds(messages: list[dict[str, Any]]) -> int:
     return rounds
 
 
-def _covered(plan: compaction.Plan, upto: int) -> bool:
-    return not plan.dropped or max(plan.dropped) <= upto
+def _covered(plan: compaction.Plan, upto: int, preamble_at: int | None = None) -> bool:
+    # Plan indices are of the forwarded list; the preamble there is no transcript message.
+    dropped = [
+        i - (preamble_at is not None and i > preamble_at) for i in plan.dropped if i != preamble_at
+    ]
+    return not dropped or max(dropped) <= upto
 
 
 REFILL_RATIO = 0.5  # after a new cut the request fills half the MECW, leaving room to grow
 
 
 def compact_for_session(
-    session_pk: int, messages: list[dict[str, Any]], forward: list[dict[str, Any]], model: str
+    session_pk: int,
+    messages: list[dict[str, Any]],
+    forward: list[dict[str, Any]],
+    model: str,
+    preamble_at: int | None = None,
 ) -> compaction.Plan:
     """Compact ``forward`` (the request as it would go upstream) for an over-budget request.
 
@@ -113,21 +165,26 @@ def compact_for_session(
     request made it while the turns since fit, so consecutive requests share their prefix. Once
     the plan would drop past the checkpoint, the client's ``messages`` are recorded and extracted
     first and a checkpoint is made on the spot, so nothing dropped is forgotten.
+
+    ``preamble_at`` is where ``forward`` carries the session's preamble (counted like any system
+    message, never dropped); if even the newest turn cannot fit beside it, it is left out rather
+    than fail the request. A checkpoint whose content was changed is refused: truncation then.
     """
     session = Session.objects.select_related("project").get(pk=session_pk)
     budget, ratio = session.mecw, session.project.compaction_ratio
 
     def plan_with(checkpoint) -> compaction.Plan:
         same = checkpoint.pk == session.compacted_with_id
+        resume = checkpoints.verify(checkpoint).standard
         return compaction.compact(
-            forward, budget=budget, threshold=ratio, resume=checkpoint.standard, model=model,
+            forward, budget=budget, threshold=ratio, resume=resume, model=model,
             keep_from=session.compacted_from if same else None, refill=REFILL_RATIO,
         )  # fmt: skip
 
     try:
         latest = checkpoints.latest_checkpoint(session)
         plan = plan_with(latest) if latest is not None else None
-        if plan is None or not _covered(plan, latest.high_water):
+        if plan is None or not _covered(plan, latest.high_water, preamble_at):
             transcripts.record_messages(session, messages, model)
             graphs.extract_session(session.pk)
             latest = checkpoints.save_checkpoint(session)
@@ -135,13 +192,27 @@ def compact_for_session(
         _remember_cut(session, plan, latest)
         return plan
     except compaction.TooLarge as error:
+        if preamble_at is not None:
+            return _without_preamble(session_pk, messages, forward, model, preamble_at)
         raise _too_large(error) from None
     except Exception:
         log.exception("compaction failed for session %s; falling back to truncation", session_pk)
     try:
         return compaction.truncate(forward, budget=budget, threshold=ratio, model=model)
     except compaction.TooLarge as error:
+        if preamble_at is not None:
+            return _without_preamble(session_pk, messages, forward, model, preamble_at)
         raise _too_large(error) from None
+
+
+def _without_preamble(
+    session_pk: int, messages: list, forward: list, model: str, preamble_at: int
+) -> compaction.Plan:
+    log.warning(
+        "session %s: the preamble left no room for the newest turn; sent without", session_pk
+    )
+    rest = forward[:preamble_at] + forward[preamble_at + 1 :]
+    return compact_for_session(session_pk, messages, rest, model)
 
 
 def _remember_cut(session: Session, plan: compaction.Plan, checkpoint) -> None:

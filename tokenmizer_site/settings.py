@@ -59,6 +59,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI assets, served as our own static files
     "django_htmx",
     "memory",
     "proxy",
@@ -176,6 +178,32 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# The REST API under /api/: 50 rows a page, OpenAPI 3 schema. Its views add API-key (Bearer)
+# authentication themselves: naming memory.api here would import it while DRF itself loads.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "TokenMizer API",
+    "DESCRIPTION": "Projects, sessions, their typed memory graphs, checkpoints and decisions.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",  # served from our static files, never a CDN
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "NodeTypeEnum": "memory.serializers.NODE_TYPES",
+        "EdgeTypeEnum": "memory.serializers.EDGE_TYPES",
+        "NodeStatusEnum": "memory.serializers.STATUSES",
+    },
+}
 
 # The memory itself.
 TOKENMIZER_DEFAULT_MECW = env_int("TOKENMIZER_DEFAULT_MECW", 16_000)

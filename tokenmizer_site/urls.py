@@ -8,5 +8,6 @@ from proxy.health import healthz
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("api/", include("memory.api_urls")),
     path("", include("dashboard.urls", namespace="dashboard")),
 ]

@@ -1,0 +1,164 @@
+"""A project's standing knowledge: what its sessions settled, chosen and rendered for a new one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from memory.graph import tokens
+from memory.graph.budget import LineCounter, shorten
+from memory.graph.redact import find_secrets, redact
+from memory.graph.types import LIVE_STATUSES, NodeType, Status, normalize_label
+
+HEADER = "[TokenMizer project memory: settled in this project's other sessions]"
+SECTIONS = {
+    "goal": "Goals:",
+    "decision": "Decisions in force:",
+    "contested": "Contested (unresolved, neither in force):",
+    "environment": "Environment:",
+    "invalidated": "Do not re-adopt (invalidated):",
+}
+LINE_CAP = 60  # tokens: one long reason must not crowd out the rest
+_MARK = "- "
+_JUNK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
+_CAUSAL = ("because", "since", "as ", "due to", "for ", "to ", "so ")
+_PLACEHOLDER_REASONS = ("both kept", "adopted again", "inferred")
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One node of one session of the project, as the selection needs it."""
+
+    type: NodeType
+    label: str
+    status: Status
+    importance: float
+    moment: float  # when its status was last set or confirmed (record time)
+    relevance: float = 0.0  # full-text rank against the new session's text; 0 when unmatched
+    reason: str = ""
+    session: int = 0
+    node: int = 0  # the row id, a stable last tie-break
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A contested pair of decisions, as one session left it."""
+
+    a: Observation
+    b: Observation
+
+
+@dataclass(frozen=True)
+class Fact:
+    kind: str  # a key of SECTIONS
+    key: str  # the normalized label (both, for a pair) it is deduplicated by
+    text: str  # the line without its mark
+    relevance: float
+    importance: float
+
+
+def _clean(text: str) -> str:
+    return _JUNK.sub(" ", text).strip()
+
+
+def _reason(text: str) -> str:
+    reason = _clean(text)
+    if not reason or reason.lower().startswith(_PLACEHOLDER_REASONS):
+        return ""
+    return reason if reason.lower().startswith(_CAUSAL) else f"because {reason}"
+
+
+def last_words(observations: Iterable[Observation]) -> dict[tuple[NodeType, str], Observation]:
+    """Per type and normalized label, the project's latest word on it (ties: the higher row id)."""
+    latest: dict[tuple[NodeType, str], Observation] = {}
+    for o in observations:
+        key = (o.type, normalize_label(o.label))
+        seen = latest.get(key)
+        if seen is None or (o.moment, o.node) > (seen.moment, seen.node):
+            latest[key] = o
+    return latest
+
+
+def facts(observations: Sequence[Observation], pairs: Sequence[Pair] = ()) -> list[Fact]:
+    """What a new session should know: decisions in force, goals, environment facts, contested
+    pairs (both sides) and invalidated decisions as warnings, each label once.
+
+    A decision counts by the project's last word on it: one superseded or invalidated in a later
+    session is not in force any more, whatever an earlier session said.
+    """
+    latest = last_words(observations)
+    out: list[Fact] = []
+    for (kind, key), o in latest.items():
+        if kind == NodeType.DECISION and o.status == Status.COMPLETED:
+            because = _reason(o.reason)
+            text = _clean(o.label) + (f" ({because})" if because else "")
+            out.append(Fact("decision", key, text, o.relevance, o.importance))
+        elif kind == NodeType.DECISION and o.status == Status.INVALIDATED:
+            wrong = _clean(o.reason)
+            text = _clean(o.label) + (f" (wrong: {wrong})" if wrong else "")
+            out.append(Fact("invalidated", key, text, o.relevance, o.importance))
+        elif kind in (NodeType.GOAL, NodeType.ENVIRONMENT) and o.status in LIVE_STATUSES:
+            if o.status != Status.CONTESTED:
+                out.append(Fact(str(kind), key, _clean(o.label), o.relevance, o.importance))
+    for pair in pairs:
+        sides = [
+            latest.get((NodeType.DECISION, normalize_label(s.label))) for s in (pair.a, pair.b)
+        ]
+        if all(s is not None and s.status == Status.CONTESTED for s in sides):
+            a, b = sorted(sides, key=lambda s: normalize_label(s.label))  # type: ignore[union-attr]
+            key = f"{normalize_label(a.label)} vs {normalize_label(b.label)}"
+            text = f"{_clean(a.label)} vs {_clean(b.label)}"
+            relevance, importance = max(a.relevance, b.relevance), max(a.importance, b.importance)
+            out.append(Fact("contested", key, text, relevance, importance))
+    return out
+
+
+def _ranked(items: Iterable[Fact]) -> list[Fact]:
+    """By relevance, then importance; one fact per normalized label (the best ranked one)."""
+    order = list(SECTIONS)
+    ranked = sorted(
+        items, key=lambda f: (-f.relevance, -f.importance, order.index(f.kind), f.key, f.text)
+    )
+    seen: set[str] = set()
+    out = []
+    for fact in ranked:
+        if fact.key not in seen:
+            seen.add(fact.key)
+            out.append(fact)
+    return out
+
+
+def render(items: Iterable[Fact], budget: int, encoding: str = tokens.DEFAULT_ENCODING) -> str:
+    """The facts that fit ``budget`` tokens (counted on the whole text), in section order; ""
+    when the budget is 0 or nothing is known. The same facts always give the same bytes."""
+    if budget <= 0:
+        return ""
+    count = LineCounter(tokens.get_encoding(encoding))
+    used, opened, chosen = count(HEADER), set(), []
+    for fact in _ranked(items):
+        line = shorten(count, redact(_MARK + fact.text), LINE_CAP, len(_MARK))
+        if line is None:
+            continue
+        cost = 1 + count(line) + (0 if fact.kind in opened else 1 + count(SECTIONS[fact.kind]))
+        if used + cost <= budget:
+            used += cost
+            opened.add(fact.kind)
+            chosen.append((fact.kind, line))
+    while chosen:
+        text = _assemble(chosen)
+        if find_secrets(text):
+            text = redact(text)
+        if len(count.enc.encode_ordinary(text)) <= budget:
+            return text
+        chosen.pop()  # the line that mattered least
+    return ""
+
+
+def _assemble(chosen: Sequence[tuple[str, str]]) -> str:
+    lines = [HEADER]
+    for kind, title in SECTIONS.items():
+        mine = [line for k, line in chosen if k == kind]
+        if mine:
+            lines += [title, *mine]
+    return "\n".join(lines)

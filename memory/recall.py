@@ -1,0 +1,212 @@
+"""Project memory across sessions: full-text search over a project's nodes, and the standing
+knowledge a new session of the project starts with.
+
+The index is PostgreSQL full-text search (a GIN index over the expression below) in production
+and an SQLite FTS5 table kept in step by triggers in the embedded default; both are created by
+migration 0005 for the database it runs on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.db import connection
+from django.db.models import Q
+
+from memory.graph import standing
+from memory.graph.types import NodeType, Status
+from memory.models import DecisionTransition, Edge, Node, Project, Session
+
+PG_CONFIG = "english"
+FTS_TABLE = "memory_node_fts"
+# What the GIN index covers; SearchVector("label", "reason", "evidence_quote") compiles to it.
+PG_VECTOR_SQL = (
+    "to_tsvector('english'::regconfig, COALESCE(label, '') || ' ' || COALESCE(reason, '') "
+    "|| ' ' || COALESCE(evidence_quote, ''))"
+)
+MAX_TERMS = 48  # a long first message is a query of its most telling words, not all of them
+MAX_LIMIT = 500
+STANDING_CANDIDATES = 400  # ranked nodes considered for standing knowledge
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Words that say nothing about a project's facts; PostgreSQL drops them itself, FTS5 does not.
+_STOP = frozenset(
+    "a an and are as at be been but by can could did do does for from had has have how i if in "
+    "into is it its let me my no not of on or our please should so than that the their them then "
+    "there these they this to up us was we were what when where which while who why will with "
+    "would you your".split()
+)
+
+
+def terms(text: str) -> list[str]:
+    """The distinct words of ``text`` worth searching for, in order, lower-cased."""
+    out: list[str] = []
+    for word in _WORD.findall(text.casefold()):
+        word = word.strip("_")
+        if len(word) < 2 or word in _STOP or word in out:
+            continue
+        out.append(word)
+        if len(out) == MAX_TERMS:
+            break
+    return out
+
+
+def _fts5_query(words: Iterable[str]) -> str:
+    # Every word is quoted as an FTS5 string (a quote inside doubled), so no user text can be
+    # read as query syntax: column filters, NEAR, AND/NOT, prefixes and parentheses are all inert.
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+def _sqlite_ranks(
+    project: Project, words: list[str], limit: int, exclude: int | None
+) -> list[tuple[int, float]]:
+    sql = (
+        f"SELECT n.id, -bm25({FTS_TABLE}, 4.0, 1.0, 2.0) AS score "
+        f"FROM {FTS_TABLE} JOIN memory_node n ON n.id = {FTS_TABLE}.rowid "
+        "JOIN memory_session s ON s.id = n.session_id "
+        f"WHERE {FTS_TABLE} MATCH %s AND s.project_id = %s"
+    )
+    params: list = [_fts5_query(words), project.pk]
+    if exclude is not None:
+        sql += " AND n.session_id <> %s"
+        params.append(exclude)
+    sql += " ORDER BY score DESC, n.importance DESC, n.id LIMIT %s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, limit])
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def _postgres_ranks(
+    project: Project, words: list[str], limit: int, exclude: int | None
+) -> list[tuple[int, float]]:
+    # websearch_to_tsquery never raises on user text; the words are joined with its "or".
+    query = SearchQuery(" or ".join(words), search_type="websearch", config=PG_CONFIG)
+    indexed = SearchVector("label", "reason", "evidence_quote", config=PG_CONFIG)
+    weighted = SearchVector("label", weight="A", config=PG_CONFIG) + SearchVector(
+        "evidence_quote", "reason", weight="B", config=PG_CONFIG
+    )
+    rows = (
+        Node.objects.filter(session__project=project)
+        .annotate(document=indexed)
+        .filter(document=query)
+        .annotate(score=SearchRank(weighted, query))
+        .order_by("-score", "-importance", "id")
+    )
+    if exclude is not None:
+        rows = rows.exclude(session_id=exclude)
+    return [(pk, float(score)) for pk, score in rows.values_list("id", "score")[:limit]]
+
+
+def ranks(
+    project: Project, query: str, limit: int = 20, exclude_session: int | None = None
+) -> list[tuple[int, float]]:
+    """(node id, relevance) of the project's nodes matching ``query``, most relevant first."""
+    words = terms(query)
+    limit = max(0, min(limit, MAX_LIMIT))
+    if not words or not limit:
+        return []
+    if connection.vendor == "postgresql":
+        return _postgres_ranks(project, words, limit, exclude_session)
+    return _sqlite_ranks(project, words, limit, exclude_session)
+
+
+def search(project: Project, query: str, limit: int = 20) -> list[Node]:
+    """The project's nodes (label, reason, evidence quote) ranked by relevance to ``query``, each
+    with its session loaded and its relevance as ``rank``. Any text is a valid query."""
+    ranked = ranks(project, query, limit)
+    rows = Node.objects.select_related("session").in_bulk([pk for pk, _ in ranked])
+    out = []
+    for pk, score in ranked:
+        node = rows.get(pk)
+        if node is not None:  # deleted between the two reads
+            node.rank = score
+            out.append(node)
+    return out
+
+
+# ---- standing knowledge ------------------------------------------------------------------------
+
+_STANDING_TYPES = (NodeType.DECISION, NodeType.GOAL, NodeType.ENVIRONMENT)
+
+
+def _moment(node: Node) -> float:
+    stamps = [t for t in (node.recorded_at, node.last_seen_at, node.retired_at) if t is not None]
+    history = node.extra.get("history") or []
+    return max([t.timestamp() for t in stamps] + [float(e[2]) for e in history if len(e) > 2])
+
+
+def _observation(
+    node: Node, relevance: dict[int, float], reason: str | None
+) -> standing.Observation:
+    return standing.Observation(
+        type=NodeType(node.type),
+        label=node.label,
+        status=Status(node.status),
+        importance=node.importance,
+        moment=_moment(node),
+        relevance=relevance.get(node.pk, 0.0),
+        reason=node.reason if reason is None else reason,
+        session=node.session_id,
+        node=node.pk,
+    )
+
+
+def _invalidation_reasons(session_ids: set[int]) -> dict[tuple[int, str], str]:
+    rows = DecisionTransition.objects.filter(
+        session_id__in=session_ids, to_status=Status.INVALIDATED
+    ).order_by("sequence")
+    return {(t.session_id, t.old_label): t.reason for t in rows}
+
+
+def standing_knowledge(
+    project: Project, text: str, budget_tokens: int, exclude_session: Session | int | None = None
+) -> str:
+    """The project's standing knowledge for a new session, within ``budget_tokens`` real tokens.
+
+    From the project's other sessions: decisions in force, goals, environment facts, unresolved
+    contested pairs (both sides), and invalidated decisions as warnings — never superseded ones.
+    Chosen by relevance to ``text``, then importance, one per normalized label. Deterministic.
+    """
+    if budget_tokens <= 0:
+        return ""
+    exclude = exclude_session.pk if isinstance(exclude_session, Session) else exclude_session
+    relevance = dict(ranks(project, text, STANDING_CANDIDATES, exclude))
+    nodes = Node.objects.filter(session__project=project, type__in=_STANDING_TYPES)
+    if exclude is not None:
+        nodes = nodes.exclude(session_id=exclude)
+    nodes = list(nodes.defer("evidence_quote"))
+    wrong = _invalidation_reasons({n.session_id for n in nodes if n.status == Status.INVALIDATED})
+    observations = {
+        n.pk: _observation(
+            n,
+            relevance,
+            wrong.get((n.session_id, n.label), "") if n.status == Status.INVALIDATED else None,
+        )
+        for n in nodes
+    }
+    return standing.render(
+        standing.facts(
+            list(observations.values()), _contested_pairs(project, exclude, observations)
+        ),
+        budget_tokens,
+    )
+
+
+def _contested_pairs(
+    project: Project, exclude: int | None, observations: dict[int, standing.Observation]
+) -> list[standing.Pair]:
+    edges = Edge.objects.filter(
+        Q(session__project=project),
+        type="conflicts_with",
+        retired_at__isnull=True,
+        source__status=Status.CONTESTED,
+        target__status=Status.CONTESTED,
+    ).order_by("id")
+    if exclude is not None:
+        edges = edges.exclude(session_id=exclude)
+    pairs = []
+    for source, target in edges.values_list("source_id", "target_id"):
+        if source in observations and target in observations:
+            pairs.append(standing.Pair(observations[source], observations[target]))
+    return pairs

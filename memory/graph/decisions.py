@@ -62,6 +62,7 @@ _JUDGEMENT_TAIL = re.compile(
     r"no \w+ needed)[^,]*)$",
     re.IGNORECASE,
 )
+_OPTION_END = re.compile(r"\s*[,;]\s+|\s+(?:—|–|--?)\s+|\s+(?:because|since|so|as|which)\s+")
 _REPLACING = re.compile(r"\s*,?\s*replacing\b", re.IGNORECASE)
 _FROM_TO = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|go(?:ing)?|went|chang(?:e|ed|ing))"
@@ -113,7 +114,14 @@ def decision(text: str, quote: str, emit: Emitter, cue: str, conf: float) -> Non
     replaces = ""
     r = phrases.REPLACES.search(text)
     if r:
-        replaces = labels.clean(next(g for g in r.groups() if g))
+        group = next(i for i, g in enumerate(r.groups(), 1) if g)
+        # "instead of ECS Fargate, the team knows Kubernetes": the option ends where a clause
+        # begins, and that clause is the reason when the text gave none.
+        tail = _OPTION_END.search(r.group(group))
+        if tail:
+            reason = reason or labels.clean(r.group(group)[tail.end() :])
+            text = text[: r.start(group) + tail.start()]
+        replaces = labels.clean(r.group(group)[: tail.start()] if tail else r.group(group))
         if _REPLACING.match(text[r.start() :]):
             text = text[: r.start()]
     move = _FROM_TO.search(text)

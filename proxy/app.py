@@ -115,9 +115,10 @@ async def _read_request(scope, receive) -> tuple[sessions.Admitted, ChatRequest]
             413, f"The request body is over the limit of {limit:,} bytes.", code="request_too_large"
         )
     request = parse_chat_request(await read_body(receive, limit), headers.get("x-session-id"))
-    admitted = await db(sessions.admit)(
-        headers.get("authorization"), request.session_id, request.messages
-    )
+    authorization = headers.get("authorization")
+    admitted = sessions.admitted_recently(authorization, request.session_id)
+    if admitted is None:
+        admitted = await db(sessions.admit)(authorization, request.session_id, request.messages)
     return admitted, request
 
 

@@ -38,8 +38,13 @@ def create_key(user, project, name: str) -> tuple[ApiKey, str]:
 
 
 def revoke_key(key: ApiKey) -> None:
+    """Revoke the key; this process refuses it at once, other proxy processes within
+    TOKENMIZER_ADMISSION_TTL_S (they may have admitted it a moment ago)."""
+    from proxy.sessions import forget_admissions  # the proxy's cache of recent admissions
+
     if key.revoked_at is None:
         ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    forget_admissions()
 
 
 @dataclass(frozen=True)

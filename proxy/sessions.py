@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from memory import checkpoints, graphs, recall, tasks, transcripts
@@ -26,6 +28,25 @@ class Admitted:
     session: Session | None
 
 
+# Recent admissions by (Authorization header, session id): a conversation's next request is
+# admitted without a database call. Only successes are kept, each for TOKENMIZER_ADMISSION_TTL_S.
+_recent: dict[tuple[str | None, str | None], tuple[float, Admitted]] = {}
+_RECENT_MAX = 10_000
+
+
+def admitted_recently(authorization: str | None, session_id: str | None) -> Admitted | None:
+    """The admission of a request with the same key and session a moment ago, if still fresh."""
+    hit = _recent.get((authorization, session_id))
+    if hit is None or time.monotonic() - hit[0] >= settings.TOKENMIZER_ADMISSION_TTL_S:
+        return None
+    return hit[1]
+
+
+def forget_admissions() -> None:
+    """Drop every remembered admission (a key was revoked in this process)."""
+    _recent.clear()
+
+
 def admit(
     authorization: str | None,
     session_id: str | None,
@@ -37,7 +58,12 @@ def admit(
     key = keys.authenticate(authorization)
     upstreams = list(key.project.upstreams.all())
     session = open_session(key, session_id, messages) if session_id else None
-    return Admitted(key, upstreams, session)
+    admitted = Admitted(key, upstreams, session)
+    if settings.TOKENMIZER_ADMISSION_TTL_S > 0:
+        if len(_recent) >= _RECENT_MAX:
+            _recent.clear()
+        _recent[(authorization, session_id)] = (time.monotonic(), admitted)
+    return admitted
 
 
 def last_user_text(messages: list[dict[str, Any]] | None) -> str:

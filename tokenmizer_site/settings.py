@@ -239,3 +239,7 @@ TOKENMIZER_UPSTREAM_KEY = env_str("TOKENMIZER_UPSTREAM_KEY", "")
 TOKENMIZER_MAX_BODY_BYTES = env_int("TOKENMIZER_MAX_BODY_BYTES", 8 * 1024 * 1024)
 TOKENMIZER_CONNECT_TIMEOUT_S = float(env_str("TOKENMIZER_CONNECT_TIMEOUT_S", "5"))
 TOKENMIZER_READ_TIMEOUT_S = float(env_str("TOKENMIZER_READ_TIMEOUT_S", "120"))
+# How long a process reuses a request's admission (key, project, upstreams, session) for the next
+# requests with the same key and session id. A key revoked or a project changed elsewhere takes
+# effect within this; 0 turns the reuse off.
+TOKENMIZER_ADMISSION_TTL_S = float(env_str("TOKENMIZER_ADMISSION_TTL_S", "1"))

@@ -1,0 +1,74 @@
+"""Admission: a conversation's next request reuses the last one's key, upstreams and session for
+a moment instead of asking the database again; revocation and errors are never reused."""
+
+import pytest
+
+from proxy import keys, sessions
+from proxy.errors import ProxyError
+
+MESSAGES = [{"role": "user", "content": "Let's build a URL shortener."}]
+
+
+@pytest.fixture(autouse=True)
+def fresh_admissions():
+    sessions.forget_admissions()
+    yield
+    sessions.forget_admissions()
+
+
+@pytest.fixture
+def header(alice, project):
+    _, plaintext = keys.create_key(alice, project, "laptop")
+    return f"Bearer {plaintext}"
+
+
+def test_the_next_request_of_a_conversation_needs_no_database_call(
+    header, django_assert_num_queries
+):
+    first = sessions.admit(header, "shortener-1", MESSAGES)
+    with django_assert_num_queries(0):
+        again = sessions.admitted_recently(header, "shortener-1")
+    assert again is first and again.session.external_id == "shortener-1"
+
+
+def test_another_session_or_key_is_admitted_afresh(header, alice, project):
+    sessions.admit(header, "shortener-1", MESSAGES)
+    _, other = keys.create_key(alice, project, "desktop")
+    assert sessions.admitted_recently(header, "shortener-2") is None
+    assert sessions.admitted_recently(f"Bearer {other}", "shortener-1") is None
+
+
+def test_an_admission_is_reused_only_for_the_configured_moment(header, settings, monkeypatch):
+    settings.TOKENMIZER_ADMISSION_TTL_S = 1.0
+    clock = [1000.0]
+    monkeypatch.setattr(sessions.time, "monotonic", lambda: clock[0])
+    sessions.admit(header, None)
+    clock[0] += 0.9
+    assert sessions.admitted_recently(header, None) is not None
+    clock[0] += 0.2
+    assert sessions.admitted_recently(header, None) is None
+
+
+def test_a_ttl_of_zero_turns_the_reuse_off(header, settings):
+    settings.TOKENMIZER_ADMISSION_TTL_S = 0
+    sessions.admit(header, "shortener-1", MESSAGES)
+    assert sessions.admitted_recently(header, "shortener-1") is None
+
+
+def test_revoking_a_key_ends_its_reuse_at_once(header, alice):
+    sessions.admit(header, "shortener-1", MESSAGES)
+    keys.revoke_key(alice.api_keys.get())
+    assert sessions.admitted_recently(header, "shortener-1") is None
+    with pytest.raises(keys.AuthError, match="revoked"):
+        sessions.admit(header, "shortener-1", MESSAGES)
+
+
+def test_a_refused_request_is_not_remembered(header, bob):
+    from memory.models import Session
+    from memory.projects import create_project
+
+    theirs = create_project("Their project", bob)
+    Session.objects.create(project=theirs, user=bob, external_id="their-session")
+    with pytest.raises(ProxyError):
+        sessions.admit(header, "their-session", MESSAGES)
+    assert sessions.admitted_recently(header, "their-session") is None

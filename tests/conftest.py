@@ -1,10 +1,34 @@
-"""Shared fixtures: two users, a project owned by alice, a session in it."""
+"""Shared fixtures: users, a project owned by alice with a team around it, a session in it, and
+a session whose graph holds a contested pair, a checkpoint and some usage."""
 
 import pytest
 from django.contrib.auth import get_user_model
 
-from memory.models import Session
-from memory.projects import create_project
+from memory import checkpoints, graphs
+from memory.models import Node, Session
+from memory.projects import create_project, set_member
+from memory.transcripts import record_messages
+from proxy.models import RequestLog
+
+CONTESTED_TALK = [
+    {
+        "role": "user",
+        "content": "We are building a notes app. Decided: PostgreSQL for primary user data.",
+    },
+    {"role": "assistant", "content": "OK, PostgreSQL it is. Created notes/models.py."},
+    {"role": "user", "content": "Decided: SQLite for the local offline cache."},
+    {"role": "assistant", "content": "Noted."},
+]
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    """Hashing at full strength takes most of a test's time; these tests are not about hashing."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def make_user(name: str):
+    return get_user_model().objects.create_user(name, password=f"{name}-password-1")
 
 
 @pytest.fixture
@@ -25,6 +49,44 @@ def project(alice):
 @pytest.fixture
 def session(project, alice):
     return Session.objects.create(project=project, user=alice, external_id="sess-1")
+
+
+@pytest.fixture
+def carol(db):
+    return make_user("carol")
+
+
+@pytest.fixture
+def vera(db):
+    return make_user("vera")
+
+
+@pytest.fixture
+def sam(db):
+    return make_user("sam")
+
+
+@pytest.fixture
+def team(project, alice, carol, vera, sam):
+    """alice owns the project, carol is a member, vera a viewer, sam a stranger."""
+    set_member(project, carol, "member")
+    set_member(project, vera, "viewer")
+    return {"owner": alice, "member": carol, "viewer": vera, "stranger": sam, "anonymous": None}
+
+
+@pytest.fixture
+def contested_session(session):
+    record_messages(session, CONTESTED_TALK)
+    graphs.extract_session(session.pk)
+    checkpoints.save_checkpoint(session)
+    RequestLog.objects.create(project=session.project, session=session, model="gpt-4o-mini",
+                              tokens_sent=900, tokens_forwarded=300, ttft_ms=120.0)  # fmt: skip
+    return session
+
+
+def contested_nodes(session) -> tuple[Node, Node]:
+    a, b = session.nodes.filter(type="decision", status="contested").order_by("valid_from", "pk")
+    return a, b
 
 
 def _test_database_url() -> str:

@@ -10,16 +10,16 @@ from rest_framework.test import APIClient
 from memory.models import Session
 from memory.projects import create_project
 from proxy.keys import create_key, revoke_key
-from tests.memory.test_api_fixtures import *  # noqa: F403
-from tests.memory.test_api_fixtures import api, contested_nodes, keyed
+from tests.conftest import contested_nodes
+from tests.memory.conftest import api, keyed
 
 
 @pytest.fixture
-def world(team, graph_session, stranger_session):
-    a, b = contested_nodes(graph_session)
+def world(team, contested_session, stranger_session):
+    a, b = contested_nodes(contested_session)
     return {
-        "project": graph_session.project_id, "session": graph_session.pk, "node": a.pk,
-        "other": b.pk, "checkpoint": graph_session.checkpoints.get().pk,
+        "project": contested_session.project_id, "session": contested_session.pk, "node": a.pk,
+        "other": b.pk, "checkpoint": contested_session.checkpoints.get().pk,
     }  # fmt: skip
 
 
@@ -106,16 +106,16 @@ def test_viewers_cannot_write_strangers_get_404_members_act(name, team, world, s
     assert done.status_code in allowed, done.content
 
 
-def test_a_browser_session_must_send_the_csrf_token_to_write(team, graph_session):
+def test_a_browser_session_must_send_the_csrf_token_to_write(team, contested_session):
     client = APIClient(enforce_csrf_checks=True)
     client.force_login(team["member"])
-    url = reverse("api:session-checkpoints", args=[graph_session.pk])
+    url = reverse("api:session-checkpoints", args=[contested_session.pk])
     refused = client.post(url)
     assert refused.status_code == 403 and "CSRF" in refused.json()["detail"]
     client.get(reverse("api:docs"))  # the docs page sets the CSRF cookie its "Try it" sends
     token = client.cookies["csrftoken"].value
     assert client.post(url, HTTP_X_CSRFTOKEN=token).status_code in (200, 201)
-    keyed_client = keyed(team["member"], graph_session.project)  # keys need no CSRF token
+    keyed_client = keyed(team["member"], contested_session.project)  # keys need no CSRF token
     assert keyed_client.post(url).status_code == 200
 
 
@@ -148,8 +148,8 @@ def test_a_key_sees_only_its_project_and_the_browser_session_sees_them_all(team,
     assert [p["name"] for p in by_session["results"]] == ["Billing", "Checkout service"]
 
 
-def test_a_key_acts_with_its_users_role(team, project, graph_session):
-    url = reverse("api:session-checkpoints", args=[graph_session.pk])
+def test_a_key_acts_with_its_users_role(team, project, contested_session):
+    url = reverse("api:session-checkpoints", args=[contested_session.pk])
     assert keyed(team["viewer"], project).post(url).status_code == 403
     assert keyed(team["member"], project).post(url).status_code in (200, 201)
 
@@ -190,14 +190,16 @@ def test_an_overlong_external_id_filter_names_the_field(team, project):
     assert response.status_code == 400 and "external_id" in response.json()
 
 
-def test_a_session_shows_its_client_id_and_owner(team, graph_session):
-    data = api(team["viewer"]).get(reverse("api:session-detail", args=[graph_session.pk])).json()
+def test_a_session_shows_its_client_id_and_owner(team, contested_session):
+    data = (
+        api(team["viewer"]).get(reverse("api:session-detail", args=[contested_session.pk])).json()
+    )
     assert data["external_id"] == "sess-1" and data["user"] == "alice"
-    assert data["project"] == graph_session.project_id and data["high_water"] == 3
+    assert data["project"] == contested_session.project_id and data["high_water"] == 3
 
 
-def test_messages_come_in_transcript_order(team, graph_session):
-    url = reverse("api:session-messages", args=[graph_session.pk])
+def test_messages_come_in_transcript_order(team, contested_session):
+    url = reverse("api:session-messages", args=[contested_session.pk])
     rows = api(team["viewer"]).get(url).json()["results"]
     assert [m["position"] for m in rows] == [0, 1, 2, 3]
     assert rows[2]["content"] == "Decided: SQLite for the local offline cache."

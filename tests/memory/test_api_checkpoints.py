@@ -7,8 +7,8 @@ from django.urls import reverse
 from memory import graphs
 from memory.models import Checkpoint, Session
 from memory.transcripts import record_messages
-from tests.memory.test_api_fixtures import *  # noqa: F403
-from tests.memory.test_api_fixtures import CONTESTED_TALK, api
+from tests.conftest import CONTESTED_TALK
+from tests.memory.conftest import api
 
 MORE = [
     {"role": "user", "content": "Add CSV export."},
@@ -24,28 +24,28 @@ def tamper(checkpoint: Checkpoint) -> None:
     Checkpoint.objects.filter(pk=checkpoint.pk).update(standard="Decided: drop all tables.")
 
 
-def test_checkpoints_list_oldest_first_with_their_tokens(team, graph_session):
-    first = graph_session.checkpoints.get()
-    record_messages(graph_session, CONTESTED_TALK + MORE)
-    graphs.extract_session(graph_session.pk)
-    made = api(team["member"]).post(url("session-checkpoints", graph_session.pk))
+def test_checkpoints_list_oldest_first_with_their_tokens(team, contested_session):
+    first = contested_session.checkpoints.get()
+    record_messages(contested_session, CONTESTED_TALK + MORE)
+    graphs.extract_session(contested_session.pk)
+    made = api(team["member"]).post(url("session-checkpoints", contested_session.pk))
     assert made.status_code == 201
-    rows = api(team["viewer"]).get(url("session-checkpoints", graph_session.pk)).json()
+    rows = api(team["viewer"]).get(url("session-checkpoints", contested_session.pk)).json()
     assert rows["count"] == 2
     assert [c["sequence"] for c in rows["results"]] == [1, 2]
     assert rows["results"][1]["parent"] == first.pk
     assert rows["results"][1]["tokens_before"] > rows["results"][0]["tokens_before"]
 
 
-def test_checkpointing_an_unchanged_graph_returns_the_latest_with_200(team, graph_session):
-    latest = graph_session.checkpoints.get()
-    again = api(team["member"]).post(url("session-checkpoints", graph_session.pk))
+def test_checkpointing_an_unchanged_graph_returns_the_latest_with_200(team, contested_session):
+    latest = contested_session.checkpoints.get()
+    again = api(team["member"]).post(url("session-checkpoints", contested_session.pk))
     assert again.status_code == 200 and again.json()["id"] == latest.pk
-    assert graph_session.checkpoints.count() == 1
+    assert contested_session.checkpoints.count() == 1
 
 
-def test_a_checkpoint_shows_its_tiers_tokens_diff_and_hash(team, graph_session):
-    checkpoint = graph_session.checkpoints.get()
+def test_a_checkpoint_shows_its_tiers_tokens_diff_and_hash(team, contested_session):
+    checkpoint = contested_session.checkpoints.get()
     data = api(team["viewer"]).get(url("checkpoint-detail", checkpoint.pk)).json()
     assert data["tiers"]["standard"]["text"] == checkpoint.standard
     assert data["tiers"]["critical"]["tokens"] == checkpoint.critical_tokens <= 100
@@ -56,9 +56,9 @@ def test_a_checkpoint_shows_its_tiers_tokens_diff_and_hash(team, graph_session):
 
 
 @pytest.mark.parametrize("level", ["critical", "standard", "full"])
-def test_the_resume_serves_each_tier_of_the_current_checkpoint(level, team, graph_session):
-    checkpoint = graph_session.checkpoints.get()
-    data = api(team["viewer"]).get(url("session-resume", graph_session.pk), {"level": level})
+def test_the_resume_serves_each_tier_of_the_current_checkpoint(level, team, contested_session):
+    checkpoint = contested_session.checkpoints.get()
+    data = api(team["viewer"]).get(url("session-resume", contested_session.pk), {"level": level})
     assert data.json() == {
         "level": level,
         "text": getattr(checkpoint, level),
@@ -67,28 +67,30 @@ def test_the_resume_serves_each_tier_of_the_current_checkpoint(level, team, grap
     }
 
 
-def test_the_resume_defaults_to_standard_and_follows_a_graph_that_moved_on(team, graph_session):
-    record_messages(graph_session, CONTESTED_TALK + MORE)
-    graphs.extract_session(graph_session.pk)
-    data = api(team["viewer"]).get(url("session-resume", graph_session.pk)).json()
-    latest = graph_session.checkpoints.order_by("-sequence").first()
+def test_the_resume_defaults_to_standard_and_follows_a_graph_that_moved_on(team, contested_session):
+    record_messages(contested_session, CONTESTED_TALK + MORE)
+    graphs.extract_session(contested_session.pk)
+    data = api(team["viewer"]).get(url("session-resume", contested_session.pk)).json()
+    latest = contested_session.checkpoints.order_by("-sequence").first()
     assert data["level"] == "standard" and latest.sequence == 2
     assert data["checkpoint"] == latest.pk and "export_csv.py" in data["text"]
 
 
-def test_a_bad_resume_level_names_the_field(team, graph_session):
-    response = api(team["viewer"]).get(url("session-resume", graph_session.pk), {"level": "huge"})
+def test_a_bad_resume_level_names_the_field(team, contested_session):
+    response = api(team["viewer"]).get(
+        url("session-resume", contested_session.pk), {"level": "huge"}
+    )
     assert response.status_code == 400 and "level" in response.json()
 
 
-def test_a_tampered_checkpoint_answers_409_wherever_it_is_read(team, graph_session):
-    checkpoint = graph_session.checkpoints.get()
+def test_a_tampered_checkpoint_answers_409_wherever_it_is_read(team, contested_session):
+    checkpoint = contested_session.checkpoints.get()
     tamper(checkpoint)
     member = api(team["member"])
     reads = [
         member.get(url("checkpoint-detail", checkpoint.pk)),
-        member.get(url("session-resume", graph_session.pk)),
-        member.post(url("session-checkpoints", graph_session.pk)),
+        member.get(url("session-resume", contested_session.pk)),
+        member.post(url("session-checkpoints", contested_session.pk)),
         member.post(url("checkpoint-branch", checkpoint.pk), {}, format="json"),
     ]
     for response in reads:
@@ -98,23 +100,25 @@ def test_a_tampered_checkpoint_answers_409_wherever_it_is_read(team, graph_sessi
     assert Session.objects.count() == 1  # the refused branch left nothing behind
 
 
-def test_branching_opens_a_new_session_from_the_checkpoint(team, graph_session):
-    checkpoint = graph_session.checkpoints.get()
+def test_branching_opens_a_new_session_from_the_checkpoint(team, contested_session):
+    checkpoint = contested_session.checkpoints.get()
     response = api(team["member"]).post(
         url("checkpoint-branch", checkpoint.pk), {"external_id": "notes-v2"}, format="json"
     )
     assert response.status_code == 201
     data = response.json()
     assert data["external_id"] == "notes-v2" and data["user"] == "carol"
-    assert data["project"] == graph_session.project_id and data["branched_from"] == checkpoint.pk
+    assert (
+        data["project"] == contested_session.project_id and data["branched_from"] == checkpoint.pk
+    )
     branch = Session.objects.get(pk=data["id"])
     assert branch.messages.count() == 0
     labels = set(branch.nodes.values_list("label", flat=True))
     assert "PostgreSQL for primary user data" in labels
 
 
-def test_a_branch_may_carry_the_transcript(team, graph_session):
-    checkpoint = graph_session.checkpoints.get()
+def test_a_branch_may_carry_the_transcript(team, contested_session):
+    checkpoint = contested_session.checkpoints.get()
     data = api(team["owner"]).post(
         url("checkpoint-branch", checkpoint.pk), {"include_transcript": True}, format="json"
     )
@@ -122,8 +126,8 @@ def test_a_branch_may_carry_the_transcript(team, graph_session):
     assert Session.objects.get(pk=data.json()["id"]).messages.count() == len(CONTESTED_TALK)
 
 
-def test_branching_to_a_taken_id_or_with_bad_fields_is_refused(team, graph_session):
-    checkpoint = graph_session.checkpoints.get()
+def test_branching_to_a_taken_id_or_with_bad_fields_is_refused(team, contested_session):
+    checkpoint = contested_session.checkpoints.get()
     client = api(team["owner"])
     taken = client.post(
         url("checkpoint-branch", checkpoint.pk), {"external_id": "sess-1"}, format="json"
@@ -140,15 +144,15 @@ def test_branching_to_a_taken_id_or_with_bad_fields_is_refused(team, graph_sessi
     assert Session.objects.count() == 1
 
 
-def test_the_lineage_tree_reaches_across_branches(team, graph_session):
-    checkpoint = graph_session.checkpoints.get()
+def test_the_lineage_tree_reaches_across_branches(team, contested_session):
+    checkpoint = contested_session.checkpoints.get()
     made = api(team["owner"]).post(
         url("checkpoint-branch", checkpoint.pk), {"external_id": "notes-v2"}, format="json"
     )
     branch_id = made.json()["id"]
-    for pk in (graph_session.pk, branch_id):
+    for pk in (contested_session.pk, branch_id):
         tree = api(team["viewer"]).get(url("session-lineage", pk)).json()
-        assert tree["checkpoint"] == checkpoint.pk and tree["session"] == graph_session.pk
+        assert tree["checkpoint"] == checkpoint.pk and tree["session"] == contested_session.pk
         [child] = tree["children"]
         assert child["session"] == branch_id and child["session_external_id"] == "notes-v2"
 

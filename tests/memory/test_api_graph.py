@@ -7,8 +7,8 @@ from django.urls import reverse
 
 from memory import decisions, graphs
 from memory.transcripts import record_messages
-from tests.memory.test_api_fixtures import *  # noqa: F403
-from tests.memory.test_api_fixtures import CONTESTED_TALK, api, contested_nodes
+from tests.conftest import CONTESTED_TALK, contested_nodes
+from tests.memory.conftest import api
 
 T1 = 1_900_000_000.0  # record times of the two extraction passes, epoch seconds
 T2 = T1 + 3600
@@ -32,10 +32,10 @@ def two_pass_session(session):
     return session
 
 
-def test_nodes_filter_by_type_status_and_text(team, graph_session):
-    user, pk = team["viewer"], graph_session.pk
+def test_nodes_filter_by_type_status_and_text(team, contested_session):
+    user, pk = team["viewer"], contested_session.pk
     everything = get(user, "session-nodes", pk).json()
-    assert everything["count"] == graph_session.nodes.count() > 2
+    assert everything["count"] == contested_session.nodes.count() > 2
     decided = get(user, "session-nodes", pk, type="decision").json()["results"]
     assert {n["type"] for n in decided} == {"decision"} and len(decided) == 2
     contested = get(user, "session-nodes", pk, status="contested").json()["results"]
@@ -47,10 +47,10 @@ def test_nodes_filter_by_type_status_and_text(team, graph_session):
 
 
 @pytest.mark.parametrize("name", ["session-nodes", "session-graph"])
-def test_unknown_filter_values_are_refused_naming_the_field(name, team, graph_session):
-    response = get(team["owner"], name, graph_session.pk, type="spaceship")
+def test_unknown_filter_values_are_refused_naming_the_field(name, team, contested_session):
+    response = get(team["owner"], name, contested_session.pk, type="spaceship")
     assert response.status_code == 400 and "type" in response.json()
-    response = get(team["owner"], name, graph_session.pk, status="done")
+    response = get(team["owner"], name, contested_session.pk, status="done")
     assert response.status_code == 400 and "status" in response.json()
 
 
@@ -66,38 +66,40 @@ def test_nodes_page_by_fifty(team, session):
     assert len(set(ids)) == first["count"]
 
 
-def test_edges_name_their_nodes_and_the_contested_pair_is_linked(team, graph_session):
-    a, b = contested_nodes(graph_session)
-    edges = get(team["viewer"], "session-edges", graph_session.pk).json()["results"]
+def test_edges_name_their_nodes_and_the_contested_pair_is_linked(team, contested_session):
+    a, b = contested_nodes(contested_session)
+    edges = get(team["viewer"], "session-edges", contested_session.pk).json()["results"]
     conflicts = [e for e in edges if e["type"] == "conflicts_with"]
     assert len(conflicts) == 1 and {conflicts[0]["source"], conflicts[0]["target"]} == {a.pk, b.pk}
     assert conflicts[0]["retired_at"] is None
 
 
-def test_the_graph_keeps_only_edges_between_the_nodes_it_returns(team, graph_session):
-    a, b = contested_nodes(graph_session)
-    whole = get(team["viewer"], "session-graph", graph_session.pk).json()
+def test_the_graph_keeps_only_edges_between_the_nodes_it_returns(team, contested_session):
+    a, b = contested_nodes(contested_session)
+    whole = get(team["viewer"], "session-graph", contested_session.pk).json()
     assert {a.pk, b.pk} <= {n["id"] for n in whole["nodes"]}
     assert any(e["type"] == "conflicts_with" for e in whole["edges"])
     ids = {n["id"] for n in whole["nodes"]}
     assert all(e["source"] in ids and e["target"] in ids for e in whole["edges"])
-    decisions_only = get(team["viewer"], "session-graph", graph_session.pk, type="decision").json()
+    decisions_only = get(
+        team["viewer"], "session-graph", contested_session.pk, type="decision"
+    ).json()
     assert {n["id"] for n in decisions_only["nodes"]} == {a.pk, b.pk}
     assert [(e["source"], e["target"]) for e in decisions_only["edges"]] in (
         [(a.pk, b.pk)],
         [(b.pk, a.pk)],
     )
-    one = get(team["viewer"], "session-graph", graph_session.pk, q="sqlite").json()
+    one = get(team["viewer"], "session-graph", contested_session.pk, q="sqlite").json()
     assert labels(one["nodes"]) == {"SQLite for the local offline cache"} and one["edges"] == []
 
 
-def test_history_at_a_message_shows_the_graph_as_it_held_then(team, graph_session):
-    then = get(team["viewer"], "session-history", graph_session.pk, at="0").json()
+def test_history_at_a_message_shows_the_graph_as_it_held_then(team, contested_session):
+    then = get(team["viewer"], "session-history", contested_session.pk, at="0").json()
     assert then["axis"] == "valid" and then["at"] == 0
     decided = {n["label"]: n["status"] for n in then["nodes"] if n["type"] == "decision"}
     assert decided == {"PostgreSQL for primary user data": "completed"}  # not contested yet
     assert not any(e["type"] == "conflicts_with" for e in then["edges"])
-    now = get(team["viewer"], "session-history", graph_session.pk, at="3").json()
+    now = get(team["viewer"], "session-history", contested_session.pk, at="3").json()
     statuses = {n["status"] for n in now["nodes"] if n["type"] == "decision"}
     assert statuses == {"contested"} and any(e["type"] == "conflicts_with" for e in now["edges"])
 
@@ -117,22 +119,22 @@ def test_history_at_a_moment_shows_what_the_memory_knew_then(team, two_pass_sess
     assert before.json()["nodes"] == [] and before.json()["edges"] == []
 
 
-def test_history_filters_like_the_graph(team, graph_session):
-    then = get(team["viewer"], "session-history", graph_session.pk, at="3", type="file").json()
+def test_history_filters_like_the_graph(team, contested_session):
+    then = get(team["viewer"], "session-history", contested_session.pk, at="3", type="file").json()
     assert {n["type"] for n in then["nodes"]} == {"file"} and then["edges"] == []
 
 
 @pytest.mark.parametrize("at", [None, "", "yesterday", "-1", "3.5", "2026-13-40T00:00"])
-def test_history_without_a_valid_at_names_the_field(at, team, graph_session):
+def test_history_without_a_valid_at_names_the_field(at, team, contested_session):
     params = {} if at is None else {"at": at}
-    response = get(team["owner"], "session-history", graph_session.pk, **params)
+    response = get(team["owner"], "session-history", contested_session.pk, **params)
     assert response.status_code == 400 and "at" in response.json()
 
 
-def test_transitions_record_who_settled_a_decision_and_why(team, graph_session):
-    a, b = contested_nodes(graph_session)
+def test_transitions_record_who_settled_a_decision_and_why(team, contested_session):
+    a, b = contested_nodes(contested_session)
     decisions.resolve_contested(b, a, "a_replaces_b", "the app is offline-first", team["member"])
-    rows = get(team["viewer"], "session-transitions", graph_session.pk).json()["results"]
+    rows = get(team["viewer"], "session-transitions", contested_session.pk).json()["results"]
     assert [r["sequence"] for r in rows] == sorted(r["sequence"] for r in rows)
     mine = [r for r in rows if r["actor"] == "carol"]
     assert mine and "offline-first" in mine[0]["reason"]

@@ -22,7 +22,7 @@ from schemathesis.specs.openapi.checks import (
 from memory import checkpoints, graphs
 from memory.transcripts import record_messages
 from proxy.keys import create_key
-from tests.memory.test_api_fixtures import CONTESTED_TALK, fast_passwords  # noqa: F401
+from tests.conftest import CONTESTED_TALK
 
 
 def _openapi() -> dict:

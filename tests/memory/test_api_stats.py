@@ -10,8 +10,7 @@ from memory import graphs
 from memory.models import Session
 from memory.transcripts import record_messages
 from proxy.models import RequestLog
-from tests.memory.test_api_fixtures import *  # noqa: F403
-from tests.memory.test_api_fixtures import api
+from tests.memory.conftest import api
 
 
 def get(user, name: str, pk: int, **params):
@@ -27,14 +26,16 @@ def second_session(project, user) -> Session:
     return other
 
 
-def test_session_stats_count_the_memory(team, graph_session):
-    stats = get(team["viewer"], "session-stats", graph_session.pk).json()
-    checkpoint = graph_session.checkpoints.get()
+def test_session_stats_count_the_memory(team, contested_session):
+    stats = get(team["viewer"], "session-stats", contested_session.pk).json()
+    checkpoint = contested_session.checkpoints.get()
     assert stats["nodes_by_type"]["decision"] == 2 and stats["nodes_by_type"]["file"] == 1
     assert stats["nodes_by_status"]["contested"] == 2
-    assert sum(stats["nodes_by_type"].values()) == graph_session.nodes.count()
+    assert sum(stats["nodes_by_type"].values()) == contested_session.nodes.count()
     assert stats["contested"] == 1 and stats["messages"] == 4
-    assert stats["transcript_tokens"] == sum(m.token_count for m in graph_session.messages.all())
+    assert stats["transcript_tokens"] == sum(
+        m.token_count for m in contested_session.messages.all()
+    )
     assert stats["latest_checkpoint"] == {
         "id": checkpoint.pk,
         "tokens_before": checkpoint.tokens_before,
@@ -48,11 +49,11 @@ def test_a_fresh_session_has_no_checkpoint_in_its_stats(team, session):
     assert stats["nodes_by_type"] == {} and stats["contested"] == 0
 
 
-def test_project_stats_sum_the_sessions(team, graph_session):
-    other = second_session(graph_session.project, team["member"])
-    one = get(team["viewer"], "session-stats", graph_session.pk).json()
+def test_project_stats_sum_the_sessions(team, contested_session):
+    other = second_session(contested_session.project, team["member"])
+    one = get(team["viewer"], "session-stats", contested_session.pk).json()
     two = get(team["viewer"], "session-stats", other.pk).json()
-    total = get(team["viewer"], "project-stats", graph_session.project_id).json()
+    total = get(team["viewer"], "project-stats", contested_session.project_id).json()
     assert total["sessions"] == 2 and total["messages"] == 5
     assert total["transcript_tokens"] == one["transcript_tokens"] + two["transcript_tokens"]
     assert total["nodes_by_type"]["file"] == 2 and total["contested"] == 1
@@ -63,60 +64,61 @@ def test_project_stats_sum_the_sessions(team, graph_session):
     }
 
 
-def test_usage_shows_tokens_and_money_saved(team, graph_session):
+def test_usage_shows_tokens_and_money_saved(team, contested_session):
     ModelPrice.objects.create(
         pattern="gpt-4o-mini", input_per_million=Decimal("0.15"), output_per_million=1
     )
-    usage = get(team["viewer"], "session-usage", graph_session.pk).json()
+    usage = get(team["viewer"], "session-usage", contested_session.pk).json()
     assert usage["requests"] == 1 and usage["tokens_sent"] == 900
     assert usage["tokens_forwarded"] == 300 and usage["tokens_saved"] == 600
     assert usage["saved_share"] == 600 / 900 and usage["priced"] is True
     assert Decimal(usage["money_saved"]) == Decimal("0.00009")
     assert usage["series"][0]["sent"] == 900
-    second_session(graph_session.project, team["member"])
-    project = get(team["viewer"], "project-usage", graph_session.project_id).json()
+    second_session(contested_session.project, team["member"])
+    project = get(team["viewer"], "project-usage", contested_session.project_id).json()
     assert project["requests"] == 2 and project["tokens_sent"] == 1000
     assert project["tokens_saved"] == 600
 
 
 def test_search_ranks_the_projects_nodes_and_names_their_session(
-    team, graph_session, stranger_session
+    team, contested_session, stranger_session
 ):
-    hits = get(team["viewer"], "project-search", graph_session.project_id, q="offline cache")
+    hits = get(team["viewer"], "project-search", contested_session.project_id, q="offline cache")
     results = hits.json()["results"]
     assert results[0]["label"] == "SQLite for the local offline cache"
-    assert results[0]["session"] == graph_session.pk and results[0]["rank"] > 0
+    assert results[0]["session"] == contested_session.pk and results[0]["rank"] > 0
     assert (
-        get(team["viewer"], "project-search", graph_session.project_id, q="Go CLI").json()[
+        get(team["viewer"], "project-search", contested_session.project_id, q="Go CLI").json()[
             "results"
         ]
         == []
     )  # sam's project holds that one
-    one = get(team["viewer"], "project-search", graph_session.project_id, q="notes", limit=1)
+    one = get(team["viewer"], "project-search", contested_session.project_id, q="notes", limit=1)
     assert len(one.json()["results"]) == 1
 
 
-def test_search_input_is_checked_naming_the_field(team, graph_session):
-    pk = graph_session.project_id
+def test_search_input_is_checked_naming_the_field(team, contested_session):
+    pk = contested_session.project_id
     for params, field in (({}, "q"), ({"q": " "}, "q"), ({"q": "x", "limit": 0}, "limit")):
         response = get(team["viewer"], "project-search", pk, **params)
         assert response.status_code == 400 and field in response.json()
 
 
-def test_exports_download_the_graph_in_three_forms(team, graph_session):
-    d3 = get(team["viewer"], "session-export-d3", graph_session.pk)
+def test_exports_download_the_graph_in_three_forms(team, contested_session):
+    d3 = get(team["viewer"], "session-export-d3", contested_session.pk)
     assert d3["Content-Type"] == "application/json"
     assert (
-        d3["Content-Disposition"] == f'attachment; filename="session-{graph_session.pk}-graph.json"'
+        d3["Content-Disposition"]
+        == f'attachment; filename="session-{contested_session.pk}-graph.json"'
     )
     labels = {n["label"] for n in json.loads(d3.content)["nodes"]}
     assert "SQLite for the local offline cache" in labels
-    page = get(team["viewer"], "session-export-html", graph_session.pk)
+    page = get(team["viewer"], "session-export-html", contested_session.pk)
     assert page["Content-Type"].startswith("text/html")
     assert page["Content-Disposition"].startswith("attachment;")
     assert page["Content-Disposition"].endswith('.html"')
     assert b"<html" in page.content and b"SQLite for the local offline cache" in page.content
-    canvas = get(team["viewer"], "session-export-canvas", graph_session.pk)
+    canvas = get(team["viewer"], "session-export-canvas", contested_session.pk)
     assert canvas["Content-Type"] == "application/json"
     assert canvas["Content-Disposition"].endswith('.canvas"')
     document = json.loads(canvas.content)

@@ -28,7 +28,9 @@ PG_VECTOR_SQL = (
 )
 MAX_TERMS = 48  # a long first message is a query of its most telling words, not all of them
 MAX_LIMIT = 500
-STANDING_CANDIDATES = 400  # ranked nodes considered for standing knowledge
+# Nodes considered for standing knowledge: this many by relevance and as many by importance. A
+# 400-token preamble holds a few dozen lines, so this bounds the work whatever the project's size.
+STANDING_CANDIDATES = 100
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Words that say nothing about a project's facts; PostgreSQL drops them itself, FTS5 does not.
 _STOP = frozenset(
@@ -128,6 +130,10 @@ def search(project: Project, query: str, limit: int = 20) -> list[Node]:
 # ---- standing knowledge ------------------------------------------------------------------------
 
 _STANDING_TYPES = (NodeType.DECISION, NodeType.GOAL, NodeType.ENVIRONMENT)
+_STANDING_FIELDS = (
+    "type", "key", "label", "status", "importance", "reason", "session_id", "recorded_at",
+    "last_seen_at", "retired_at", "extra",
+)  # fmt: skip
 
 
 def _moment(node: Node) -> float:
@@ -175,7 +181,15 @@ def standing_knowledge(
     nodes = Node.objects.filter(session__project=project, type__in=_STANDING_TYPES)
     if exclude is not None:
         nodes = nodes.exclude(session_id=exclude)
-    nodes = list(nodes.defer("evidence_quote"))
+    # Bounded whatever the project's size: the most relevant and the most important candidates,
+    # with every other sighting of their labels (a later session's word on a label decides it).
+    important = nodes.order_by("-importance", "-pk").values_list("pk", flat=True)
+    chosen = set(relevance) | set(important[:STANDING_CANDIDATES])
+    labels = set(nodes.filter(pk__in=chosen).values_list("type", "key"))
+    keys = {key for _, key in labels}
+    nodes = [
+        n for n in nodes.filter(key__in=keys).only(*_STANDING_FIELDS) if (n.type, n.key) in labels
+    ]
     wrong = _invalidation_reasons({n.session_id for n in nodes if n.status == Status.INVALIDATED})
     observations = {
         n.pk: _observation(

@@ -6,8 +6,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memory.graph import tokens
+from memory.graph import phrases, tokens
 from memory.graph.budget import LineCounter, shorten
+from memory.graph.labels import content_words
 from memory.graph.redact import find_secrets, redact
 from memory.graph.types import LIVE_STATUSES, NodeType, Status, normalize_label
 
@@ -88,9 +89,10 @@ def facts(observations: Sequence[Observation], pairs: Sequence[Pair] = ()) -> li
     session is not in force any more, whatever an earlier session said.
     """
     latest = last_words(observations)
+    replaced = _replaced_later(latest)
     out: list[Fact] = []
     for (kind, key), o in latest.items():
-        if kind == NodeType.DECISION and o.status == Status.COMPLETED:
+        if kind == NodeType.DECISION and o.status == Status.COMPLETED and key not in replaced:
             because = _reason(o.reason)
             text = _clean(o.label) + (f" ({because})" if because else "")
             out.append(Fact("decision", key, text, o.relevance, o.importance))
@@ -112,6 +114,27 @@ def facts(observations: Sequence[Observation], pairs: Sequence[Pair] = ()) -> li
             relevance, importance = max(a.relevance, b.relevance), max(a.importance, b.importance)
             out.append(Fact("contested", key, text, relevance, importance))
     return out
+
+
+def _replaced_later(latest: dict[tuple[NodeType, str], Observation]) -> set[str]:
+    """Decisions a later one names as replaced ("going with EKS instead of ECS Fargate" after
+    "run services on ECS Fargate"): each session's graph links only its own decisions, so a
+    replacement stated in another session is found here, by the words of the option it names."""
+    live = [
+        (key, o)
+        for (kind, key), o in latest.items()
+        if kind == NodeType.DECISION and o.status == Status.COMPLETED
+    ]
+    gone: set[str] = set()
+    for key, new in live:
+        named = phrases.REPLACES.search(new.label)
+        words = content_words(next(g for g in named.groups() if g)) if named else frozenset()
+        if not words:
+            continue
+        for old_key, old in live:
+            if old_key != key and old.moment < new.moment and words <= content_words(old.label):
+                gone.add(old_key)
+    return gone
 
 
 def _ranked(items: Iterable[Fact]) -> list[Fact]:

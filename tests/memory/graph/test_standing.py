@@ -1,0 +1,35 @@
+"""Standing knowledge across sessions: what a later session replaced is not carried as in force."""
+
+from memory.graph.standing import Observation, facts, render
+from memory.graph.types import NodeType, Status
+
+
+def decision(label: str, session: int, moment: float) -> Observation:
+    return Observation(
+        NodeType.DECISION, label, Status.COMPLETED, 1.0, moment, session=session, node=session
+    )
+
+
+def in_force(observations) -> list[str]:
+    return sorted(f.text for f in facts(observations) if f.kind == "decision")
+
+
+def test_a_replacement_stated_in_a_later_session_retires_the_earlier_decision():
+    earlier = decision("run services on ECS Fargate", session=1, moment=100.0)
+    later = decision("going with EKS instead of ECS Fargate", session=2, moment=200.0)
+    kept = decision("keep Terraform state in S3", session=1, moment=100.0)
+    assert in_force([earlier, later, kept]) == [
+        "going with EKS instead of ECS Fargate",
+        "keep Terraform state in S3",
+    ]
+    assert "run services on ECS Fargate" not in render(facts([earlier, later, kept]), 400)
+
+
+def test_an_earlier_mention_of_the_option_does_not_retire_a_later_decision():
+    # "instead of X" said first does not undo a decision for X taken afterwards.
+    first = decision("Redis instead of Memcached for sessions", session=1, moment=100.0)
+    then = decision("Memcached for the page cache", session=2, moment=200.0)
+    assert in_force([first, then]) == [
+        "Memcached for the page cache",
+        "Redis instead of Memcached for sessions",
+    ]

@@ -283,9 +283,12 @@ class Chatter(threading.Thread):
 
 
 def test_postgresql_restarting_under_traffic_gives_clean_503s_and_the_proxy_recovers(
-    proxy_url, api_key, upstream
+    proxy_url, api_key, upstream, settings
 ):
     upstream.drip_delay = 0.02  # each response takes ~0.1 s: requests are in flight throughout
+    # Every request asks the database, so the restart meets requests (a recent admission would
+    # let a conversation's next request through without it, which is the point of reusing it).
+    settings.TOKENMIZER_ADMISSION_TTL_S = 0
     stop = threading.Event()
     chatters = [Chatter(proxy_url, api_key, n, stop) for n in range(6)]
     try:

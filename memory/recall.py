@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Count, Max, Q, Sum
 
 from memory.graph import standing
 from memory.graph.types import NodeType, Status
@@ -178,38 +179,73 @@ def standing_knowledge(
         return ""
     exclude = exclude_session.pk if isinstance(exclude_session, Session) else exclude_session
     relevance = dict(ranks(project, text, STANDING_CANDIDATES, exclude))
+    base, conflicts = _standing_base(project, exclude)
+    missing = set(relevance) - base.keys()
+    found = {**base, **(_observations(_candidates(project, exclude), missing) if missing else {})}
+    observations = {
+        pk: replace(o, relevance=relevance.get(pk, 0.0)) for pk, o in sorted(found.items())
+    }
+    pairs = [
+        standing.Pair(observations[a], observations[b])
+        for a, b in conflicts
+        if a in observations and b in observations
+    ]
+    return standing.render(standing.facts(list(observations.values()), pairs), budget_tokens)
+
+
+# The project's most important standing candidates and its open conflicts, read once per state of
+# its graphs (every graph change bumps its session's graph_version): sessions opened together read
+# them once. A new session's own text then only adds the relevant nodes not among them.
+_bases: dict[tuple, tuple[dict[int, standing.Observation], list[tuple[int, int]]]] = {}
+
+
+def forget_standing() -> None:
+    _bases.clear()
+
+
+def _candidates(project: Project, exclude: int | None):
     nodes = Node.objects.filter(session__project=project, type__in=_STANDING_TYPES)
-    if exclude is not None:
-        nodes = nodes.exclude(session_id=exclude)
-    # Bounded whatever the project's size: the most relevant and the most important candidates,
-    # with every other sighting of their labels (a later session's word on a label decides it).
-    important = nodes.order_by("-importance", "-pk").values_list("pk", flat=True)
-    chosen = set(relevance) | set(important[:STANDING_CANDIDATES])
+    return nodes.exclude(session_id=exclude) if exclude is not None else nodes
+
+
+def _standing_base(project: Project, exclude: int | None):
+    state = project.sessions.aggregate(n=Count("pk"), v=Sum("graph_version"), last=Max("pk"))
+    key = (project.pk, exclude, state["n"], state["v"], state["last"])
+    cached = _bases.get(key)
+    if cached is None:
+        nodes = _candidates(project, exclude)
+        important = nodes.order_by("-importance", "-pk").values_list("pk", flat=True)
+        cached = (
+            _observations(nodes, set(important[:STANDING_CANDIDATES])),
+            _conflicts(project, exclude),
+        )
+        if len(_bases) >= 256:
+            _bases.clear()
+        _bases[key] = cached
+    return cached
+
+
+def _observations(nodes, chosen: set[int]) -> dict[int, standing.Observation]:
+    """The chosen nodes with every other sighting of their labels (a later session's word on a
+    label decides it), as observations without relevance."""
     labels = set(nodes.filter(pk__in=chosen).values_list("type", "key"))
     keys = {key for _, key in labels}
-    nodes = [
+    rows = [
         n for n in nodes.filter(key__in=keys).only(*_STANDING_FIELDS) if (n.type, n.key) in labels
     ]
-    wrong = _invalidation_reasons({n.session_id for n in nodes if n.status == Status.INVALIDATED})
-    observations = {
+    wrong = _invalidation_reasons({n.session_id for n in rows if n.status == Status.INVALIDATED})
+    return {
         n.pk: _observation(
             n,
-            relevance,
+            {},
             wrong.get((n.session_id, n.label), "") if n.status == Status.INVALIDATED else None,
         )
-        for n in nodes
+        for n in rows
     }
-    return standing.render(
-        standing.facts(
-            list(observations.values()), _contested_pairs(project, exclude, observations)
-        ),
-        budget_tokens,
-    )
 
 
-def _contested_pairs(
-    project: Project, exclude: int | None, observations: dict[int, standing.Observation]
-) -> list[standing.Pair]:
+def _conflicts(project: Project, exclude: int | None) -> list[tuple[int, int]]:
+    """The open conflicts_with edges between contested decisions, as (source, target) node ids."""
     edges = Edge.objects.filter(
         Q(session__project=project),
         type="conflicts_with",
@@ -219,8 +255,4 @@ def _contested_pairs(
     ).order_by("id")
     if exclude is not None:
         edges = edges.exclude(session_id=exclude)
-    pairs = []
-    for source, target in edges.values_list("source_id", "target_id"):
-        if source in observations and target in observations:
-            pairs.append(standing.Pair(observations[source], observations[target]))
-    return pairs
+    return list(edges.values_list("source_id", "target_id"))

@@ -182,3 +182,14 @@ def _fresh_local_cache():
 
     if "locmem" in settings.CACHES["default"]["BACKEND"]:
         cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_caches():
+    """The proxy's recent admissions and the projects' standing candidates are kept in-process,
+    keyed by row ids; a rolled-back test database reuses those ids, so each test starts empty."""
+    from memory import recall
+    from proxy import sessions
+
+    recall.forget_standing()
+    sessions.forget_admissions()

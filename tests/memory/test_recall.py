@@ -224,3 +224,19 @@ def test_under_a_tight_budget_relevance_beats_importance():
     tight = standing.render(facts, one_line)
     assert "Use Kafka" in tight and "Use gRPC" not in tight
     assert "Use gRPC" in standing.render(facts, one_line + 10)
+
+
+def test_sessions_opened_together_read_the_project_once(
+    billing, project, django_assert_num_queries
+):
+    first = recall.standing_knowledge(project, "qwxz", 400)
+    with django_assert_num_queries(2):  # the graphs' state and the full-text ranking; no node read
+        assert recall.standing_knowledge(project, "qwxz", 400) == first
+
+
+def test_what_a_session_settles_reaches_the_next_new_session(billing, project, alice):
+    before = recall.standing_knowledge(project, "archive paid invoices", 400)
+    talk = [{"role": "user", "content": "Decided: archive paid invoices to Glacier after a year."}]
+    new_session(project, alice, "billing-3", talk)
+    after = recall.standing_knowledge(project, "archive paid invoices", 400)
+    assert "Glacier" not in before and "archive paid invoices to Glacier after a year" in after

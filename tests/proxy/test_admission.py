@@ -9,13 +9,6 @@ from proxy.errors import ProxyError
 MESSAGES = [{"role": "user", "content": "Let's build a URL shortener."}]
 
 
-@pytest.fixture(autouse=True)
-def fresh_admissions():
-    sessions.forget_admissions()
-    yield
-    sessions.forget_admissions()
-
-
 @pytest.fixture
 def header(alice, project):
     _, plaintext = keys.create_key(alice, project, "laptop")

@@ -143,16 +143,13 @@ def _moment(node: Node) -> float:
     return max([t.timestamp() for t in stamps] + [float(e[2]) for e in history if len(e) > 2])
 
 
-def _observation(
-    node: Node, relevance: dict[int, float], reason: str | None
-) -> standing.Observation:
+def _observation(node: Node, reason: str | None) -> standing.Observation:
     return standing.Observation(
         type=NodeType(node.type),
         label=node.label,
         status=Status(node.status),
         importance=node.importance,
         moment=_moment(node),
-        relevance=relevance.get(node.pk, 0.0),
         reason=node.reason if reason is None else reason,
         session=node.session_id,
         node=node.pk,
@@ -237,7 +234,6 @@ def _observations(nodes, chosen: set[int]) -> dict[int, standing.Observation]:
     return {
         n.pk: _observation(
             n,
-            {},
             wrong.get((n.session_id, n.label), "") if n.status == Status.INVALIDATED else None,
         )
         for n in rows

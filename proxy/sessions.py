@@ -218,22 +218,26 @@ def compact_for_session(
         _remember_cut(session, plan, latest)
         return plan
     except compaction.TooLarge as error:
-        if preamble_at is not None:
-            return _without_preamble(session_pk, messages, forward, model, preamble_at)
-        raise _too_large(error) from None
+        return _without_preamble(error, session_pk, messages, forward, model, preamble_at)
     except Exception:
         log.exception("compaction failed for session %s; falling back to truncation", session_pk)
     try:
         return compaction.truncate(forward, budget=budget, threshold=ratio, model=model)
     except compaction.TooLarge as error:
-        if preamble_at is not None:
-            return _without_preamble(session_pk, messages, forward, model, preamble_at)
-        raise _too_large(error) from None
+        return _without_preamble(error, session_pk, messages, forward, model, preamble_at)
 
 
 def _without_preamble(
-    session_pk: int, messages: list, forward: list, model: str, preamble_at: int
+    error: compaction.TooLarge,
+    session_pk: int,
+    messages: list,
+    forward: list,
+    model: str,
+    preamble_at: int | None,
 ) -> compaction.Plan:
+    """Too large even compacted: without the preamble if there is one, else the client's 400."""
+    if preamble_at is None:
+        raise _too_large(error) from None
     log.warning(
         "session %s: the preamble left no room for the newest turn; sent without", session_pk
     )

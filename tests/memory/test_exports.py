@@ -10,15 +10,10 @@ from memory import exports, graphs
 from memory.graph.exports import STATUS_COLORS
 from memory.models import Edge, Node
 from memory.transcripts import record_messages
+from tests.conftest import CONTESTED_TALK
 
 TALK = [
-    {
-        "role": "user",
-        "content": "We are building a notes app. Decided: PostgreSQL for primary user data.",
-    },
-    {"role": "assistant", "content": "OK, PostgreSQL it is. Created notes/models.py."},
-    {"role": "user", "content": "Decided: SQLite for the local offline cache."},
-    {"role": "assistant", "content": "Noted."},
+    *CONTESTED_TALK,
     {"role": "user", "content": "We'll use MySQL for the audit log."},
     {
         "role": "user",

@@ -19,6 +19,7 @@ from memory.models import Node
 from memory.transcripts import record_messages
 from proxy.keys import create_key
 from proxy.models import RequestLog
+from tests.conftest import CONTESTED_TALK
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = ROOT / "memory" / "mcp_server.py"
@@ -31,21 +32,12 @@ TOOLS = {
     "resolve_decision",
     "get_savings_stats",
 }
-TALK = [
-    {
-        "role": "user",
-        "content": "We are building a notes app. Decided: PostgreSQL for primary user data.",
-    },
-    {"role": "assistant", "content": "OK, PostgreSQL it is. Created notes/models.py."},
-    {"role": "user", "content": "Decided: SQLite for the local offline cache."},
-    {"role": "assistant", "content": "Noted."},
-]
 
 
 @pytest.fixture
 def seeded(live_server, project, session, alice):
     """A session with an extracted graph holding one contested pair, some usage, and a key."""
-    record_messages(session, TALK)
+    record_messages(session, CONTESTED_TALK)
     graphs.extract_session(session.pk)
     assert session.nodes.filter(type="decision", status="contested").count() == 2
     for sent, forwarded in ((900, 300), (500, 500)):
@@ -185,7 +177,7 @@ def test_graph_stats_and_savings_match_the_database(seeded):
         assert result["nodes_by_type"] == dict(by_type)
         assert result["nodes_by_status"] == dict(by_status)
         assert result["contested"] == 1
-        assert result["messages"] == session.messages.count() == len(TALK)
+        assert result["messages"] == session.messages.count() == len(CONTESTED_TALK)
     assert data(project_stats)["sessions"] == 1
     for result in (data(savings), data(project_savings)):
         assert result["requests"] == 2

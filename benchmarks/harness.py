@@ -25,6 +25,18 @@ BENCH_REQUESTS_PER_MINUTE = 1_000_000
 BENCH_TOKENS_PER_MINUTE = 2_000_000_000
 
 
+# The production profile's services, as on these machines (CI starts them).
+PG_SERVER = os.environ.get("TOKENMIZER_BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+BENCH_REDIS_URL = os.environ.get("TOKENMIZER_BENCH_REDIS", "redis://127.0.0.1:6379/13")
+
+
+def _psql(statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{PG_SERVER}/postgres", autocommit=True) as connection:
+        connection.execute(statement)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind((HOST, 0))
@@ -65,9 +77,12 @@ class Bench:
     ``requests`` then show what the proxy forwarded) or, with ``upstream_process``, in its own.
     """
 
-    def __init__(self, mecw: int = 16_000, upstream_process: bool = False) -> None:
+    def __init__(
+        self, mecw: int = 16_000, upstream_process: bool = False, profile: str = "embedded"
+    ) -> None:
         self.mecw = mecw
         self.upstream_process = upstream_process
+        self.profile = profile
         self.tmp = Path(tempfile.mkdtemp(prefix="tokenmizer-bench-"))
         self.env = dict(
             os.environ,
@@ -77,6 +92,11 @@ class Bench:
             LOG_LEVEL="WARNING",
             DJANGO_SETTINGS_MODULE="tokenmizer_site.settings",
         )
+        self.env.pop("REDIS_URL", None)
+        if profile == "production":  # a throwaway PostgreSQL database, a Redis db, a worker
+            self.database = f"tokenmizer_bench_{secrets.token_hex(4)}"
+            self.env.update(DATABASE_URL=f"{PG_SERVER}/{self.database}", REDIS_URL=BENCH_REDIS_URL)
+        self._worker_proc: subprocess.Popen | None = None
         self.loopback = None  # the in-process LoopbackServer, when there is one
         self.upstream_url = ""
         self._upstream_proc: subprocess.Popen | None = None
@@ -87,7 +107,14 @@ class Bench:
 
     def __enter__(self) -> Bench:
         try:
+            if self.profile == "production":
+                _psql(f"CREATE DATABASE {self.database}")
+                import redis
+
+                redis.Redis.from_url(BENCH_REDIS_URL).flushdb()
             self._setup_database()
+            if self.profile == "production":
+                self._start_worker()
             self._start_upstream()
             self._start_proxy()
         except BaseException:
@@ -99,7 +126,16 @@ class Bench:
         self.close()
 
     def _setup_database(self) -> None:
-        for name in ("DATABASE_URL", "DEBUG", "SECRET_KEY", "LOG_LEVEL", "DJANGO_SETTINGS_MODULE"):
+        names = (
+            "DATABASE_URL",
+            "REDIS_URL",
+            "DEBUG",
+            "SECRET_KEY",
+            "LOG_LEVEL",
+            "DJANGO_SETTINGS_MODULE",
+        )
+        os.environ.pop("REDIS_URL", None)
+        for name in (n for n in names if n in self.env):
             os.environ[name] = self.env[name]  # read by settings.py, so before django.setup()
         import django
 
@@ -119,6 +155,20 @@ class Bench:
         project.save()
         self.project_pk = project.pk
         _, self.api_key = create_key(user, project, "bench")
+
+    def _start_worker(self) -> None:
+        """A real Celery worker process on the bench's database and Redis, as in production."""
+        from tokenmizer_site.celery import app
+
+        command = [sys.executable, "-m", "celery", "-A", "tokenmizer_site", "worker",
+                   "--loglevel=WARNING", "--concurrency=1", "--without-gossip", "--without-mingle"]  # fmt: skip
+        self._worker_proc = subprocess.Popen(
+            command, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 60
+        while not app.control.ping(timeout=0.5):
+            if self._worker_proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the Celery worker did not start (is Redis up?)")
 
     def _start_upstream(self) -> None:
         if not self.upstream_process:
@@ -168,9 +218,15 @@ class Bench:
         if getattr(self, "_proxy_log", None):
             self._proxy_log.close()
         stop_process(self._upstream_proc)
+        stop_process(self._worker_proc)
         if self.loopback is not None:
             self.loopback.stop()
             self.loopback = None
+        if self.profile == "production":
+            from django.db import connections
+
+            connections.close_all()
+            _psql(f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)")
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def headers(self, session_id: str | None = None) -> dict[str, str]:

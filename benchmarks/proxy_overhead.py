@@ -36,7 +36,9 @@ from benchmarks.token_economy import file_text, generate_session, test_output
 # previous exchange's recording and eager extraction are over before the next request comes.
 # bare-relay: the floor of this stack, uvicorn plus one httpx client relaying bytes (no Django, no
 # database), measured the same way to tell the server and HTTP client's share from the proxy's own.
-MODES = ("bare-relay", "passthrough", "session", "session-paced")
+# passthrough-paced: the same pause without a session, for what waking up after a pause costs any
+# request (the paced session figures minus these are the session pipeline's own).
+MODES = ("bare-relay", "passthrough", "passthrough-paced", "session", "session-paced")
 PACE_S = 0.1
 KINDS = ("stream", "json")  # stream: time to first byte; json: total time
 METRIC = {"stream": "ttfb", "json": "total"}
@@ -380,12 +382,24 @@ class BareRelay:
 # --- the run -------------------------------------------------------------------------------------
 
 
-def run(requests: int, concurrency: int, max_seconds: float, show: bool = True) -> dict:
+PROFILES = {
+    "embedded": "embedded profile (SQLite, eager extraction in the serving process)",
+    "production": "production profile (PostgreSQL, Redis, extraction in a Celery worker process)",
+}
+
+
+def run(
+    requests: int,
+    concurrency: int,
+    max_seconds: float,
+    show: bool = True,
+    profile: str = "embedded",
+) -> dict:
     results = run_metadata("proxy_overhead")
     results["setup"] = {
         "client": f"httpx {httpx.__version__} (sync, keep-alive, one client per side)",
-        "app": "uvicorn tokenmizer_site.asgi:application in its own process, DEBUG off, embedded profile "
-        "(SQLite, eager extraction)",
+        "profile": profile,
+        "app": f"uvicorn tokenmizer_site.asgi:application in its own process, DEBUG off, {PROFILES[profile]}",
         "upstream": "proxy.loopback in its own process (model 'tools' sequentially, 'echo' in bursts)",
         "bare_relay": "uvicorn + one httpx.AsyncClient relaying bytes, no Django, no database",
         "requests_per_case": requests,
@@ -397,7 +411,10 @@ def run(requests: int, concurrency: int, max_seconds: float, show: bool = True) 
     }
     deadline = time.monotonic() + max_seconds
     results["sequential"], results["concurrent"] = {}, {}
-    with Bench(upstream_process=True) as bench, BareRelay(bench.upstream_url) as relay:
+    with (
+        Bench(upstream_process=True, profile=profile) as bench,
+        BareRelay(bench.upstream_url) as relay,
+    ):
         bench.relay_url = relay.url
         for kind in KINDS:
             for mode in MODES:
@@ -605,9 +622,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--max-seconds", type=float, default=900, help="stop timing after this long"
     )
+    parser.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default="embedded",
+        help="the app's profile: embedded (SQLite, eager) or production (PostgreSQL, Redis and a "
+        "Celery worker, which must be running on 127.0.0.1)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
-    results = run(args.requests, args.concurrency, args.max_seconds, show=not args.quiet)
+    results = run(args.requests, args.concurrency, args.max_seconds, not args.quiet, args.profile)
     paths = write_results(results, args.out, markdown, chart)
     print("wrote " + ", ".join(map(str, paths)), file=sys.stderr)
     return 0

@@ -134,19 +134,22 @@ def _save_nodes(session: Session, graph: Graph, existing: dict) -> tuple[dict, b
     gone = [row.pk for key, row in existing.items() if key not in graph.nodes]
     Node.objects.filter(pk__in=gone).delete()
     message_ids = _message_ids(session, {n.evidence.position for n in graph.nodes.values()})
-    to_create, to_update = [], []
+    to_create, to_update, changed_fields = [], [], set()
     for key, node in graph.nodes.items():
         values = _row_values(node, message_ids)
         row = existing.get(key)
         if row is None:
             to_create.append(Node(session=session, **values))
-        elif any(getattr(row, f) != v for f, v in values.items()):
-            for field, value in values.items():
+            continue
+        changed = {f: v for f, v in values.items() if getattr(row, f) != v}
+        if changed:
+            for field, value in changed.items():
                 setattr(row, field, value)
             to_update.append(row)
+            changed_fields.update(changed)
     Node.objects.bulk_create(to_create)
-    if to_update:
-        Node.objects.bulk_update(to_update, list(values))
+    if to_update:  # only the columns that changed: an extraction mostly moves a few
+        Node.objects.bulk_update(to_update, sorted(changed_fields))
     ids = {key: row.pk for key, row in existing.items() if key in graph.nodes}
     ids.update({(NodeType(n.type), n.key): n.pk for n in to_create})
     return ids, bool(gone or to_create or to_update)

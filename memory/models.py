@@ -157,7 +157,11 @@ class Session(models.Model):
             ),
             models.CheckConstraint(condition=Q(mecw__gt=0), name="session_mecw_positive"),
         ]
-        indexes = [models.Index(fields=["project", "-updated_at"], name="session_recent")]
+        indexes = [
+            models.Index(fields=["project", "-updated_at"], name="session_recent"),
+            # The proxy looks a session id up across projects (another team's id answers 404).
+            models.Index(fields=["external_id"], name="session_external_id"),
+        ]
 
     def __str__(self) -> str:
         return self.title or self.external_id

@@ -9,12 +9,14 @@ migration 0005 for the database it runs on.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import replace
 
+from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connection
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Q
 
 from memory.graph import standing
 from memory.graph.types import NodeType, Status
@@ -62,7 +64,7 @@ def _fts5_query(words: Iterable[str]) -> str:
 
 
 def _sqlite_ranks(
-    project: Project, words: list[str], limit: int, exclude: int | None
+    project: Project, words: list[str], limit: int, exclude: int | None, types: tuple[str, ...]
 ) -> list[tuple[int, float]]:
     sql = (
         f"SELECT n.id, -bm25({FTS_TABLE}, 4.0, 1.0, 2.0) AS score "
@@ -74,6 +76,9 @@ def _sqlite_ranks(
     if exclude is not None:
         sql += " AND n.session_id <> %s"
         params.append(exclude)
+    if types:
+        sql += f" AND n.type IN ({', '.join(['%s'] * len(types))})"
+        params.extend(types)
     sql += " ORDER BY score DESC, n.importance DESC, n.id LIMIT %s"
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, limit])
@@ -81,7 +86,7 @@ def _sqlite_ranks(
 
 
 def _postgres_ranks(
-    project: Project, words: list[str], limit: int, exclude: int | None
+    project: Project, words: list[str], limit: int, exclude: int | None, types: tuple[str, ...]
 ) -> list[tuple[int, float]]:
     # websearch_to_tsquery never raises on user text; the words are joined with its "or".
     query = SearchQuery(" or ".join(words), search_type="websearch", config=PG_CONFIG)
@@ -98,20 +103,26 @@ def _postgres_ranks(
     )
     if exclude is not None:
         rows = rows.exclude(session_id=exclude)
+    if types:
+        rows = rows.filter(type__in=types)
     return [(pk, float(score)) for pk, score in rows.values_list("id", "score")[:limit]]
 
 
 def ranks(
-    project: Project, query: str, limit: int = 20, exclude_session: int | None = None
+    project: Project,
+    query: str,
+    limit: int = 20,
+    exclude_session: int | None = None,
+    types: Iterable[str] = (),
 ) -> list[tuple[int, float]]:
-    """(node id, relevance) of the project's nodes matching ``query``, most relevant first."""
+    """(node id, relevance) of the project's nodes matching ``query``, most relevant first
+    (of the given node ``types`` only, if any)."""
     words = terms(query)
     limit = max(0, min(limit, MAX_LIMIT))
     if not words or not limit:
         return []
-    if connection.vendor == "postgresql":
-        return _postgres_ranks(project, words, limit, exclude_session)
-    return _sqlite_ranks(project, words, limit, exclude_session)
+    ranker = _postgres_ranks if connection.vendor == "postgresql" else _sqlite_ranks
+    return ranker(project, words, limit, exclude_session, tuple(map(str, types)))
 
 
 def search(project: Project, query: str, limit: int = 20) -> list[Node]:
@@ -175,7 +186,7 @@ def standing_knowledge(
     if budget_tokens <= 0:
         return ""
     exclude = exclude_session.pk if isinstance(exclude_session, Session) else exclude_session
-    relevance = dict(ranks(project, text, STANDING_CANDIDATES, exclude))
+    relevance = dict(ranks(project, text, STANDING_CANDIDATES, exclude, _STANDING_TYPES))
     base, conflicts = _standing_base(project, exclude)
     missing = set(relevance) - base.keys()
     found = {**base, **(_observations(_candidates(project, exclude), missing) if missing else {})}
@@ -190,10 +201,12 @@ def standing_knowledge(
     return standing.render(standing.facts(list(observations.values()), pairs), budget_tokens)
 
 
-# The project's most important standing candidates and its open conflicts, read once per state of
-# its graphs (every graph change bumps its session's graph_version): sessions opened together read
-# them once. A new session's own text then only adds the relevant nodes not among them.
-_bases: dict[tuple, tuple[dict[int, standing.Observation], list[tuple[int, int]]]] = {}
+# The project's most important standing candidates and its open conflicts, reused for
+# TOKENMIZER_STANDING_TTL_S: sessions opened within that moment read them once, and a project's
+# new facts reach its new sessions within it. After each exchange the proxy refreshes them ahead
+# of time (``refresh_standing``), so a busy project's new sessions do not wait for them.
+Base = tuple[dict[int, standing.Observation], list[tuple[int, int]]]
+_bases: dict[tuple[int, int | None], tuple[float, Base]] = {}
 
 
 def forget_standing() -> None:
@@ -205,21 +218,36 @@ def _candidates(project: Project, exclude: int | None):
     return nodes.exclude(session_id=exclude) if exclude is not None else nodes
 
 
-def _standing_base(project: Project, exclude: int | None):
-    state = project.sessions.aggregate(n=Count("pk"), v=Sum("graph_version"), last=Max("pk"))
-    key = (project.pk, exclude, state["n"], state["v"], state["last"])
-    cached = _bases.get(key)
-    if cached is None:
-        nodes = _candidates(project, exclude)
-        important = nodes.order_by("-importance", "-pk").values_list("pk", flat=True)
-        cached = (
-            _observations(nodes, set(important[:STANDING_CANDIDATES])),
-            _conflicts(project, exclude),
-        )
-        if len(_bases) >= 256:
-            _bases.clear()
-        _bases[key] = cached
-    return cached
+def _age(project: Project, exclude: int | None) -> float:
+    hit = _bases.get((project.pk, exclude))
+    return float("inf") if hit is None else time.monotonic() - hit[0]
+
+
+def _standing_base(project: Project, exclude: int | None) -> Base:
+    if _age(project, exclude) < settings.TOKENMIZER_STANDING_TTL_S:
+        return _bases[(project.pk, exclude)][1]
+    return _read_base(project, exclude)
+
+
+def _read_base(project: Project, exclude: int | None) -> Base:
+    nodes = _candidates(project, exclude)
+    important = nodes.order_by("-importance", "-pk").values_list("pk", flat=True)
+    base = (
+        _observations(nodes, set(important[:STANDING_CANDIDATES])),
+        _conflicts(project, exclude),
+    )
+    if len(_bases) >= 256:
+        _bases.clear()
+    _bases[(project.pk, exclude)] = (time.monotonic(), base)
+    return base
+
+
+def refresh_standing(project: Project) -> None:
+    """Re-read the project's standing candidates once they are half their TTL old, if this
+    process has read them (a project opening sessions here); else nothing."""
+    ttl = settings.TOKENMIZER_STANDING_TTL_S
+    if ttl > 0 and ttl / 2 <= _age(project, None) < float("inf"):
+        _read_base(project, None)
 
 
 def _observations(nodes, chosen: set[int]) -> dict[int, standing.Observation]:

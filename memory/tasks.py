@@ -8,13 +8,13 @@ from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
-from django.core.cache import cache
 from django.db import DatabaseError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from memory import checkpoints, graphs
 from memory.models import Session
+from tokenmizer_site import caching
 
 log = logging.getLogger(__name__)
 # Safe to run twice (high-water marks, unique keys), so a redelivered or retried job does no harm.
@@ -40,7 +40,7 @@ def _queued(session_id: int) -> str:
 def extract_session(session_id: int) -> int | None:
     """Extract new messages, then checkpoint if the session passed its compaction threshold."""
     try:  # cleared before reading, so messages committed from now on queue a job of their own
-        cache.delete(_queued(session_id))
+        caching.shared().delete(_queued(session_id))
     except Exception:
         log.warning("cache unavailable: could not clear the queued mark of session %s", session_id)
     extracted = graphs.extract_session(session_id)
@@ -72,7 +72,7 @@ def enqueue_extraction(session_id: int) -> None:
 
     def send() -> None:
         try:
-            fresh = cache.add(_queued(session_id), 1, QUEUED_TTL_S)
+            fresh = caching.shared().add(_queued(session_id), 1, QUEUED_TTL_S)
         except Exception:
             fresh = True  # without the cache, queue anyway: a no-op job costs little
         if not fresh:

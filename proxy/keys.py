@@ -8,10 +8,10 @@ import secrets
 import string
 from dataclasses import dataclass
 
-from django.core.cache import cache
 from django.utils import timezone
 
 from proxy.models import ApiKey
+from tokenmizer_site import caching
 
 KEY_PREFIX = "tmz_"
 _ALPHABET = string.ascii_letters + string.digits
@@ -85,7 +85,7 @@ def authenticate(authorization: str | None) -> ApiKey:
 def _touch(key: ApiKey) -> None:
     # A cache marker keeps this to one UPDATE per key per minute, not one per request.
     try:
-        due = cache.add(f"tmz:key-used:{key.pk}", 1, LAST_USED_EVERY_S)
+        due = caching.shared().add(f"tmz:key-used:{key.pk}", 1, LAST_USED_EVERY_S)
     except Exception:  # the cache (Redis) is down: skip the bookkeeping, serve the request
         return
     if due:

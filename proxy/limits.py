@@ -5,14 +5,28 @@ from __future__ import annotations
 import logging
 import time
 
-from django.core.cache import cache
+from tokenmizer_site import caching
 
 log = logging.getLogger(__name__)
 WINDOW_S = 60
 
 
-def _window_counter(name: str, amount: int, now: float) -> int:
-    key = f"tmz:rate:{name}:{int(now // WINDOW_S)}"
+def _window_counts(counts: dict[str, int], now: float) -> list[int]:
+    """Add each amount to its counter of the current window; the counters' new values."""
+    window = int(now // WINDOW_S)
+    keys = {f"tmz:rate:{name}:{window}": amount for name, amount in counts.items()}
+    redis = caching.redis_client()
+    if redis is not None:  # one round trip for all the counters
+        pipe = redis.pipeline(transaction=False)
+        for key, amount in keys.items():
+            pipe.incrby(key, amount)
+            pipe.expire(key, WINDOW_S * 2, nx=True)
+        return pipe.execute()[::2]
+    return [_add(key, amount) for key, amount in keys.items()]
+
+
+def _add(key: str, amount: int) -> int:
+    cache = caching.shared()
     if cache.add(key, amount, WINDOW_S * 2):
         return amount
     try:
@@ -32,8 +46,7 @@ def retry_after(
     """
     now = time.time() if now is None else now
     try:
-        requests = _window_counter(f"{key_id}:req", 1, now)
-        used = _window_counter(f"{key_id}:tok", tokens, now)
+        requests, used = _window_counts({f"{key_id}:req": 1, f"{key_id}:tok": tokens}, now)
     except Exception:
         log.warning("rate-limit cache unavailable; letting the request through")
         return None

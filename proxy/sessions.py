@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from memory import checkpoints, graphs, recall, tasks, transcripts
 from memory.graph import redact
@@ -29,7 +29,8 @@ class Admitted:
 
 
 # Recent admissions by (Authorization header, session id): a conversation's next request is
-# admitted without a database call. Only successes are kept, each for TOKENMIZER_ADMISSION_TTL_S.
+# admitted without a database call, and a key's new session skips reading the key again (its
+# entry has no session id). Only successes are kept, each for TOKENMIZER_ADMISSION_TTL_S.
 _recent: dict[tuple[str | None, str | None], tuple[float, Admitted]] = {}
 _RECENT_MAX = 10_000
 
@@ -47,6 +48,15 @@ def forget_admissions() -> None:
     _recent.clear()
 
 
+def _remember(authorization: str | None, admitted: Admitted) -> Admitted:
+    if settings.TOKENMIZER_ADMISSION_TTL_S > 0:
+        if len(_recent) >= _RECENT_MAX:
+            _recent.clear()
+        external_id = admitted.session.external_id if admitted.session else None
+        _recent[(authorization, external_id)] = (time.monotonic(), admitted)
+    return admitted
+
+
 def admit(
     authorization: str | None,
     session_id: str | None,
@@ -55,15 +65,14 @@ def admit(
     """Everything a request needs from the database before it goes upstream, in one call:
     the key (401 otherwise), the project's upstreams, and the session (404 if not the key's).
     ``messages`` (the request's) are read only when the session is new, for its preamble."""
-    key = keys.authenticate(authorization)
-    upstreams = list(key.project.upstreams.all())
-    session = open_session(key, session_id, messages) if session_id else None
-    admitted = Admitted(key, upstreams, session)
-    if settings.TOKENMIZER_ADMISSION_TTL_S > 0:
-        if len(_recent) >= _RECENT_MAX:
-            _recent.clear()
-        _recent[(authorization, session_id)] = (time.monotonic(), admitted)
-    return admitted
+    keyed = admitted_recently(authorization, None)
+    if keyed is None:
+        key = keys.authenticate(authorization)
+        keyed = _remember(authorization, Admitted(key, list(key.project.upstreams.all()), None))
+    if not session_id:
+        return keyed
+    session = open_session(keyed.key, session_id, messages)
+    return _remember(authorization, Admitted(keyed.key, keyed.upstreams, session))
 
 
 def last_user_text(messages: list[dict[str, Any]] | None) -> str:
@@ -89,23 +98,31 @@ def open_session(
     key: ApiKey, external_id: str, messages: list[dict[str, Any]] | None = None
 ) -> Session:
     """The key's session of that id, created on first use; 404 if it is another user's or project's."""
-    session = Session.objects.filter(external_id=external_id, project=key.project).first()
+    # One read finds the id in every project: another project's session of that id is not ours
+    # to see, and not a new one to open either.
+    found = list(Session.objects.filter(external_id=external_id).order_by()[:2])
+    session = next((s for s in found if s.project_id == key.project_id), None)
     if session is None:
-        # Another project's session of that id is not ours to see (and not a new one to open).
-        if Session.objects.filter(external_id=external_id).exclude(project=key.project).exists():
+        if found:
             raise _no_session(external_id)
-        session, _ = Session.objects.get_or_create(
-            project=key.project,
-            external_id=external_id,
-            defaults={
-                "user": key.user,
-                "mecw": key.project.mecw,
-                "preamble": project_preamble(key.project, messages),
-            },
-        )
+        session = _create_session(key, external_id, project_preamble(key.project, messages))
     if session.user_id != key.user_id:
         raise _no_session(external_id)
     return session
+
+
+def _create_session(key: ApiKey, external_id: str, preamble: str) -> Session:
+    try:
+        with transaction.atomic():
+            return Session.objects.create(
+                project=key.project,
+                external_id=external_id,
+                user=key.user,
+                mecw=key.project.mecw,
+                preamble=preamble,
+            )
+    except IntegrityError:  # opened by a concurrent request of the same conversation
+        return Session.objects.get(project=key.project, external_id=external_id)
 
 
 def _no_session(external_id: str) -> ProxyError:
@@ -278,3 +295,5 @@ def record_exchange(
         RequestLog.objects.create(
             project_id=key.project_id, api_key=key, session_id=session_pk, **usage
         )
+    if session_pk is not None and key.project.memory_budget:
+        recall.refresh_standing(key.project)  # ahead of the project's next new session

@@ -10,6 +10,7 @@ import threading
 import types
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -110,6 +111,7 @@ def get_encoding(name: str) -> tiktoken.Encoding:
     return enc
 
 
+@lru_cache(maxsize=256)
 def encoding_name_for(model: str | None) -> str:
     """The encoding a model tokenizes with; unknown and non-OpenAI models count as cl100k_base."""
     if not model:
@@ -199,14 +201,32 @@ def _message_tokens(enc: tiktoken.Encoding, message: Mapping[str, Any]) -> int:
     return total
 
 
-_message_cache: OrderedDict[tuple[str, str], int] = OrderedDict()
+_message_cache: OrderedDict[tuple[str, bytes], int] = OrderedDict()
 _message_cache_lock = threading.Lock()
+_COUNTED_FIELDS = ("role", "content", "name", "tool_calls", "function_call", "tool_call_id")
+
+
+def _count_key(message: Mapping[str, Any]) -> bytes:
+    # sha256 over the fields a count reads, each length-prefixed; text is hashed as it is (a
+    # request's large tool outputs are not re-serialized as JSON on every request).
+    digest = hashlib.sha256()
+    for field in _COUNTED_FIELDS:
+        value = message.get(field)
+        if value is None:
+            data = b"n"
+        elif isinstance(value, str):
+            data = b"s" + value.encode("utf-8", "surrogatepass")
+        else:
+            data = b"j" + _canonical_json(value).encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.digest()
 
 
 def count_message(message: Mapping[str, Any], model: str | None = None) -> int:
     """Tokens one chat message costs in a request, framing included; cached by content hash."""
     name = encoding_name_for(model)
-    key = (name, hashlib.sha256(_canonical_json(message).encode()).hexdigest())
+    key = (name, _count_key(message))
     with _message_cache_lock:
         if key in _message_cache:
             _message_cache.move_to_end(key)

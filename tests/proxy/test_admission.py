@@ -65,3 +65,29 @@ def test_a_refused_request_is_not_remembered(header, bob):
     with pytest.raises(ProxyError):
         sessions.admit(header, "their-session", MESSAGES)
     assert sessions.admitted_recently(header, "their-session") is None
+
+
+def test_a_key_opening_a_new_session_is_not_read_again(header, django_assert_num_queries):
+    sessions.admit(header, "shortener-1", MESSAGES)
+    # The session id across projects, the preamble's full-text ranking, and the new session (in
+    # a savepoint, so a concurrent request opening it too cannot break the transaction).
+    with django_assert_num_queries(5):
+        admitted = sessions.admit(header, "shortener-2", MESSAGES)
+    assert admitted.session.external_id == "shortener-2"
+
+
+def test_a_session_opened_concurrently_is_joined_not_duplicated(
+    header, alice, project, monkeypatch
+):
+    from memory.models import Session
+
+    def opened_meanwhile(project_, messages):  # another request of the conversation wins the race
+        Session.objects.create(
+            project=project, user=alice, external_id="shortener-1", preamble="theirs"
+        )
+        return "ours"
+
+    monkeypatch.setattr(sessions, "project_preamble", opened_meanwhile)
+    admitted = sessions.admit(header, "shortener-1", MESSAGES)
+    assert admitted.session.preamble == "theirs"
+    assert Session.objects.filter(external_id="shortener-1").count() == 1

@@ -2,11 +2,12 @@
 
 import pytest
 
-from memory import branches, checkpoints, decisions, graphs
+from memory import branches, checkpoints, decisions, graphs, recall
 from memory.graph import standing, tokens
 from memory.models import Checkpoint, Session
 from memory.projects import create_project
 from memory.transcripts import record_messages
+from proxy import sessions
 from proxy.keys import create_key
 from tests.proxy.conftest import eventually
 
@@ -185,3 +186,20 @@ def test_a_changed_checkpoint_is_never_sent_upstream(client, upstream, project, 
     assert response.choices[0].message.content is not None  # served, by truncation
     assert len(forwarded(upstream)) < len(history) + 1  # it was compacted
     assert all("account 1234" not in (m.get("content") or "") for m in forwarded(upstream))
+
+
+def test_each_exchange_refreshes_the_projects_standing_candidates_ahead_of_time(
+    project, alice, monkeypatch, settings, django_assert_num_queries
+):
+    settings.TOKENMIZER_STANDING_TTL_S = 10.0
+    now = [1000.0]
+    monkeypatch.setattr(recall.time, "monotonic", lambda: now[0])
+    earlier = earlier_session(project, alice)
+    recall.standing_knowledge(project, "qwxz", 400)
+    key, _ = create_key(alice, project, "laptop")
+    now[0] += 6  # over half the TTL: the exchange's bookkeeping reads the candidates again
+    sessions.record_exchange(key, earlier.pk, EARLIER, None, model="echo", stream=False,
+                             tokens_sent=1, tokens_forwarded=1, compacted=False, latency_ms=1.0)  # fmt: skip
+    now[0] += 6  # 12 s since the first read, 6 since the refresh
+    with django_assert_num_queries(1):  # the full-text ranking only
+        recall.standing_knowledge(project, "qwxz", 400)

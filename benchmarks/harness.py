@@ -143,18 +143,23 @@ class Bench:
         from django.contrib.auth import get_user_model
         from django.core.management import call_command
 
+        call_command("migrate", verbosity=0, interactive=False)
+        self.user = get_user_model().objects.create_user(
+            "bench", password=secrets.token_urlsafe(16)
+        )
+        self.project_pk, self.api_key = self.add_project("Proxy benchmark")
+
+    def add_project(self, name: str) -> tuple[int, str]:
+        """Another project of the bench's user (its own memory), and a key for it."""
         from memory.projects import create_project
         from proxy.keys import create_key
 
-        call_command("migrate", verbosity=0, interactive=False)
-        user = get_user_model().objects.create_user("bench", password=secrets.token_urlsafe(16))
-        project = create_project("Proxy benchmark", user)
+        project = create_project(name, self.user)
         project.mecw = self.mecw
         project.requests_per_minute = BENCH_REQUESTS_PER_MINUTE
         project.tokens_per_minute = BENCH_TOKENS_PER_MINUTE
         project.save()
-        self.project_pk = project.pk
-        _, self.api_key = create_key(user, project, "bench")
+        return project.pk, create_key(self.user, project, "bench")[1]
 
     def _start_worker(self) -> None:
         """A real Celery worker process on the bench's database and Redis, as in production."""
@@ -229,8 +234,9 @@ class Bench:
             _psql(f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)")
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def headers(self, session_id: str | None = None) -> dict[str, str]:
-        out = {"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"}
+    def headers(self, session_id: str | None = None, api_key: str = "") -> dict[str, str]:
+        key = api_key or self.api_key
+        out = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
         if session_id:
             out["X-Session-Id"] = session_id
         return out

@@ -571,7 +571,13 @@ VARIANTS = {"scripted": False, "reply_kept": True}
 
 
 def run_session(
-    bench, turns: list[Turn], session_id: str, keep_reply: bool, deadline: float, show: bool
+    bench,
+    turns: list[Turn],
+    session_id: str,
+    keep_reply: bool,
+    deadline: float,
+    show: bool,
+    api_key: str = "",
 ) -> dict:
     """Send the session through the proxy turn by turn; what the loopback received, per turn."""
     import httpx
@@ -589,7 +595,9 @@ def run_session(
             seen = len(bench.loopback.requests)
             start = time.perf_counter()
             response = client.post(
-                url, json={"model": MODEL, "messages": sent}, headers=bench.headers(session_id)
+                url,
+                json={"model": MODEL, "messages": sent},
+                headers=bench.headers(session_id, api_key),
             )
             ms = (time.perf_counter() - start) * 1000
             received = bench.loopback.requests[seen:]
@@ -719,7 +727,10 @@ def run(turns: int = TURNS, mecw: int = MECW, max_seconds: float = 3000, show: b
     results["variants"] = {}
     with Bench(mecw=mecw) as bench:
         for name, keep_reply in VARIANTS.items():
-            measured = run_session(bench, session, name, keep_reply, deadline, show)
+            # A project per variant: in one project, the second variant's session would start
+            # with the first's decisions as project memory.
+            api_key = bench.add_project(f"Token economy: {name}")[1]
+            measured = run_session(bench, session, name, keep_reply, deadline, show, api_key)
             results["variants"][name] = {
                 "aggregate": aggregate(measured["turns"], mecw),
                 "checks": measured["checks"],

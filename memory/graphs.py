@@ -42,8 +42,10 @@ def to_stamp(moment: datetime | None) -> float | None:
 def turns_of(session: Session, after: int = -1) -> list[Turn]:
     rows = session.messages.filter(position__gt=after).order_by("position")
     return [
-        Turn(m.position, m.role, m.content, m.created_at.timestamp())
-        for m in rows.only("position", "role", "content", "created_at")
+        Turn(position, role, content, created_at.timestamp())
+        for position, role, content, created_at in rows.values_list(
+            "position", "role", "content", "created_at"
+        )
     ]
 
 

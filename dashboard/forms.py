@@ -23,14 +23,30 @@ class ProjectCreateForm(forms.Form):
     name = forms.CharField(max_length=200, strip=True)
 
 
+# Project memory is sent on every request of a new session: a few hundred tokens is its purpose.
+MAX_MEMORY_BUDGET = 2000
+
+
 class ProjectSettingsForm(forms.ModelForm):
     class Meta:
         model = Project
         fields = [
             "name", "mecw", "compaction_ratio", "redact_upstream",
-            "requests_per_minute", "tokens_per_minute", "max_tool_rounds",
+            "requests_per_minute", "tokens_per_minute", "max_tool_rounds", "memory_budget",
         ]  # fmt: skip
-        labels = {"mecw": "MECW (tokens)", "compaction_ratio": "Compaction threshold"}
+        labels = {
+            "mecw": "MECW (tokens)",
+            "compaction_ratio": "Compaction threshold",
+            "memory_budget": "Project memory (tokens)",
+        }
+
+    def clean_memory_budget(self) -> int:
+        budget = self.cleaned_data["memory_budget"]
+        if budget > MAX_MEMORY_BUDGET:
+            raise forms.ValidationError(
+                f"Give at most {MAX_MEMORY_BUDGET:,} tokens (the default is 400; 0 turns it off)."
+            )
+        return budget
 
     def clean_compaction_ratio(self) -> float:
         ratio = self.cleaned_data["compaction_ratio"]

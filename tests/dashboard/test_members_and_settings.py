@@ -78,6 +78,7 @@ def test_an_owner_saves_the_project_settings(team, project):
         "requests_per_minute": 30,
         "tokens_per_minute": 5000,
         "max_tool_rounds": 9,
+        "memory_budget": 400,
     }  # redaction off: the box left unticked
     response = post(team["owner"], "project-settings", [project.pk], data)
     assert b"Settings saved" in response.content and "settings-saved" in response["HX-Trigger"]
@@ -94,11 +95,26 @@ def test_a_compaction_threshold_outside_0_1_shows_a_form_error(team, project):
         "requests_per_minute": 30,
         "tokens_per_minute": 5000,
         "max_tool_rounds": 9,
+        "memory_budget": 400,
     }
     response = post(team["owner"], "project-settings", [project.pk], data)
     assert b"between 0 and 1" in response.content
     project.refresh_from_db()
     assert project.compaction_ratio != 1.5
+
+
+def test_the_project_memory_budget_is_set_on_the_settings_page(team, project):
+    data = {"name": "Checkout", "mecw": 12000, "compaction_ratio": 0.7, "requests_per_minute": 30,
+            "tokens_per_minute": 5000, "max_tool_rounds": 9, "memory_budget": 0}  # fmt: skip
+    assert b"Settings saved" in post(team["owner"], "project-settings", [project.pk], data).content
+    project.refresh_from_db()
+    assert project.memory_budget == 0  # project memory off
+    response = post(
+        team["owner"], "project-settings", [project.pk], {**data, "memory_budget": 50000}
+    )
+    assert b"at most 2,000 tokens" in response.content
+    project.refresh_from_db()
+    assert project.memory_budget == 0
 
 
 def test_non_owners_see_the_settings_read_only(team, project):

@@ -89,6 +89,7 @@ ACTIONS = {
             "requests_per_minute": 60,
             "tokens_per_minute": 1000,
             "max_tool_rounds": 5,
+            "memory_budget": 300,
         },
         "owner",
     ),  # fmt: skip

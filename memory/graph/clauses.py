@@ -6,6 +6,7 @@ import re
 
 from memory.graph import decisions, failures, labels, paths, phrases, speakers
 from memory.graph.candidates import Emitter
+from memory.graph.prefilter import Guarded
 from memory.graph.speakers import AGENT_LOG
 from memory.graph.types import Status
 
@@ -20,8 +21,10 @@ _SUBJECT_DONE_VERB = re.compile(
 _FIX = re.compile(
     r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:fixed|resolved|solved|patched)\b\s*", re.IGNORECASE
 )
-_FIXED_STATE = re.compile(
-    r"\b(?:is|are|'s|was|were) (?:now )?(?:fixed|resolved)\b|^no more\b", re.IGNORECASE
+_FIXED_STATE = Guarded(
+    re.compile(r"\b(?:is|are|'s|was|were) (?:now )?(?:fixed|resolved)\b|^no more\b", re.IGNORECASE),
+    ("fixed", "resolved", "no more"),
+    lower=True,
 )
 # Requests to look into something, which name a problem area without stating a problem.
 _REQUEST = re.compile(
@@ -113,7 +116,7 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     resolved = _resolution(stripped, sentence, role, emit)
     if resolved:
         return resolved
-    if failures.is_strong_problem(clause) and _may_state_problem(role, emit):
+    if _may_state_problem(role, emit) and failures.is_strong_problem(clause):
         emit.error(failures.problem_label(clause), sentence, cue="problem", conf=0.7)
         return "error"
     if emit.advisory:
@@ -160,7 +163,7 @@ def _problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         return ""  # "Look at the corrupt-database recovery path" asks for work, it reports nothing
     if emit.last_error_turn == emit.turn.position and _RATE.search(clause):
         return ""  # "Roughly one in four runs fails" measures the problem just stated
-    if failures.is_problem(clause, role, agent=True) and _may_state_problem(role, emit):
+    if _may_state_problem(role, emit) and failures.is_problem(clause, role, agent=True):
         emit.error(failures.problem_label(clause), sentence, cue="problem", conf=0.65)
         return "error"
     return ""

@@ -5,25 +5,25 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from memory.graph import technologies, words
+from memory.graph.prefilter import Folded
 from memory.graph.types import Candidate, Node, NodeKey
 
 SUPERSEDE = "supersede"
 CONTESTED = "contested"
 
 # Phrases saying that a choice replaces an earlier one. Looked for in the new decision's sentence.
-_SWITCH = re.compile(
-    r"(?:\b(?=[A-Za-z])|(?=[,.;:]))(?:switch(?:ed|es|ing)?|mov(?:e|ed|es|ing)\s+(?:\w+\s+){0,3}?to|migrat\w*\s+to|instead"
+_SWITCH = Folded(
+    r"(?:\b(?=[a-z])|(?=[,.;:]))(?:switch(?:ed|es|ing)?|mov(?:e|ed|es|ing)\s+(?:\w+\s+){0,3}?to|migrat\w*\s+to|instead"
     r"|rather\s+than|replac(?:e|ed|es|ing)|drop(?:ped|ping|s)?\b|scratch\s+that|in\s+the\s+end"
     r"|after\s+all|(?:go|goes|going|went|gone)\s+back\s+to|revert\w*|chang\w*\s+(?:course|to)"
     r"|changed\s+my\s+mind|on\s+second\s+thought|no\s+longer|any\s?more|ditch\w*|abandon\w*"
     r"|you\s+win|ended\s+up|swap(?:ped|ping|s)?|reversing|reverse[ds]?|in\s+favou?r\s+of"
     r"|pivot\w*\s+to|settled\s+on|ultimately|never\s?mind"
     r"|no\s+wait|(?:^|[,.;:]\s*)actually\b|let'?s\s+not|not\s+going\s+(?:to|with)"
-    r"|forget\s+(?:the\s+)?\w+)\b",
-    re.IGNORECASE,
+    r"|forget\s+(?:the\s+)?\w+)\b"
 )
 # The option a sentence names as replaced ("instead of X", "rather than X", "replacing X").
 _REPLACED = re.compile(
@@ -35,11 +35,10 @@ _REPLACED = re.compile(
     re.IGNORECASE,
 )
 # Phrases saying that two choices live side by side.
-_BESIDE = re.compile(
+_BESIDE = Folded(
     r"\b(?:alongside|next\s+to|as\s+well|in\s+addition|on\s+top\s+of|both|fallback|backup"
     r"|secondary|only\s+for|everything\s+else|elsewhere|also|too|stays?|keeps?|remains?|still"
-    r"|separate(?:ly)?|on\s+its\s+own)\b",
-    re.IGNORECASE,
+    r"|separate(?:ly)?|on\s+its\s+own)\b"
 )
 # Phrases holding a choice open: a loosely matched pair is contested only if one side is tentative.
 _TENTATIVE = re.compile(
@@ -159,6 +158,7 @@ def _cued(new: Statement, label: str) -> bool:
     return is_switch(new.sentence) and _BESIDE.search(label) is None
 
 
+@lru_cache(maxsize=8192)
 def is_switch(text: str) -> bool:
     """Does ``text`` say that a choice replaces an earlier one ("switched to", "instead", ...)?
     Not when the ones switching are users or customers ("15% of subscribers switch to annual")."""

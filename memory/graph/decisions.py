@@ -6,6 +6,7 @@ import re
 
 from memory.graph import labels, phrases
 from memory.graph.candidates import Emitter
+from memory.graph.prefilter import Guarded
 from memory.graph.types import NodeType, Status
 
 # An acknowledgement opening a user's reply: what follows accepts what was proposed.
@@ -40,7 +41,10 @@ _CONCLUDING_IMPERATIVE = re.compile(
     re.IGNORECASE,
 )
 # A short verbless noun phrase followed by its reason: "LoRA because I only have one GPU".
-_JUSTIFIED_CHOICE = re.compile(r"^(?:[\w.+#@/-]+\s+){0,2}[\w.+#@/-]+\s+(?:because|since)\s+\w")
+_JUSTIFIED_CHOICE = Guarded(
+    re.compile(r"^(?:[\w.+#@/-]+\s+){0,2}[\w.+#@/-]+\s+(?:because|since)\s+\w"),
+    ("because", "since"),
+)
 # A measurement, not a choice: "the build now takes 14 minutes instead of 4".
 _MEASUREMENT = re.compile(
     r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose|shows?)\b[^.;]*\d"
@@ -77,13 +81,13 @@ def choice_cue(clause: str, stripped: str, low: str, role: str) -> str:
     Users decide in their own words; assistants propose, and decide only when they narrate the
     choice as made ("Switching to X"). A measurement ("takes 14 minutes instead of 4") is not one.
     """
+    if role != "user" and not _ASSISTANT_DECIDES.match(stripped):
+        return ""  # tested first: it is far cheaper than the lexicons below
     chooses = bool(phrases.DECISION.search(low) or phrases.DECISION_CASED.search(clause))
     if role == "user":
         chooses = chooses or bool(
             _JUSTIFIED_CHOICE.match(stripped) or _CONCLUDING_IMPERATIVE.match(clause)
         )
-    elif not _ASSISTANT_DECIDES.match(stripped):
-        return ""
     if not chooses or _MEASUREMENT.search(low):
         return ""
     return "instruction" if role == "user" and _INSTRUCTION.match(stripped) else "choice_verb"

@@ -20,6 +20,7 @@ STRICT = os.environ.get("TOKENMIZER_EXTRACTION_STRICT") == "1"
 _QUESTION = re.compile(r"\?\s*[\"')\]]*$")
 # A short question tagged onto a statement: "..., any idea?", "..., right?".
 _TAG_QUESTION = re.compile(r",\s*(?:\S+\s+){0,3}\S+\?\s*$")
+_DIGIT = re.compile(r"\d")
 _INLINE_CODE = re.compile(r"`([^`\n]{4,200})`")
 _STACK_SPLIT = re.compile(r",\s*|\s+and\s+")
 _NOT_TECH = frozenset("i we it the a an our my this that no".split())
@@ -104,10 +105,11 @@ def _references(segs: Segments, emit: Emitter) -> None:
     text, sentences = segs.inline_text, segs.sentences
     named = [(NodeType.FILE, p, "path", 0.75) for p in paths.find_paths(text)]
     named += [(NodeType.ENDPOINT, e, "endpoint", 0.75) for e in paths.find_endpoints(text)]
-    named += [
-        (NodeType.ENVIRONMENT, m.group(0), "environment", 0.7)
-        for m in phrases.ENVIRONMENT.finditer(text)
-    ]
+    if _DIGIT.search(text):  # every environment fact has a version or a model number
+        named += [
+            (NodeType.ENVIRONMENT, m.group(0), "environment", 0.7)
+            for m in phrases.ENVIRONMENT.finditer(text)
+        ]
     for node_type, label, cue, conf in named:
         emit.add(
             node_type,
@@ -156,7 +158,9 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
     """Emit the facts of one sentence; returns the kind of the last one (for follow-ups)."""
     text = sentence.text
     heading = sentence.heading if sentence.in_list else ""
-    emit.recap = bool(phrases.RECAP_HEADINGS.match(heading) or phrases.RECAP_HEADINGS.match(text))
+    emit.recap = bool(
+        (heading and phrases.RECAP_HEADINGS.match(heading)) or phrases.RECAP_HEADINGS.match(text)
+    )
     marker = markers.marker_of(text)
     if marker is None and heading and markers.kind_of(heading.rstrip(":")):
         marker = (markers.kind_of(heading.rstrip(":")), text)  # a list item under "Decided:"

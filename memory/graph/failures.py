@@ -6,6 +6,7 @@ import re
 from functools import lru_cache
 
 from memory.graph import phrases
+from memory.graph.prefilter import Guarded
 
 MAX_ERROR_WORDS = 20
 
@@ -174,9 +175,12 @@ _STRONG_PROSE = re.compile(
 
 
 # An exception named as what code handles, not as what happened: "catches only ImportError".
-_HANDLED = re.compile(
-    r"\b(?:catch(?:es|ing)?|except|handles?|handling|raises? (?:a|an)?)\s+(?:\w+\s+)?"
-    r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b"
+_HANDLED = Guarded(
+    re.compile(
+        r"\b(?:catch(?:es|ing)?|except|handles?|handling|raises? (?:a|an)?)\s+(?:\w+\s+)?"
+        r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b"
+    ),
+    ("Error", "Exception"),
 )
 
 
@@ -188,10 +192,17 @@ def is_strong_problem(clause: str) -> bool:
     return bool(phrases.names_exception(clause) or _UNAMBIGUOUS.search(clause.lower()))
 
 
-_UNAMBIGUOUS = re.compile(
-    r"\bkeeps? (?:returning|failing|crashing|timing out|throwing)\b|\breturns? (?:a )?[45]\d\d\b|"
-    r"\b(?:crash(?:es|ed)|hangs|blows up|blew up|fell over|falls over|is timing out|times out|"
-    r"slipped|slips|slipping|dropped (?:by|from) \d|(?:isn't|aren't|is not|are not|stopped) working)",
+_UNAMBIGUOUS = Guarded(
+    re.compile(
+        r"\bkeeps? (?:returning|failing|crashing|timing out|throwing)\b|\breturns? (?:a )?[45]\d\d\b|"
+        r"\b(?:crash(?:es|ed)|hangs|blows up|blew up|fell over|falls over|is timing out|times out|"
+        r"slipped|slips|slipping|dropped (?:by|from) \d|(?:isn't|aren't|is not|are not|stopped) working)",
+    ),
+    # A word of each branch, in order (lower-case, like the text the pattern reads).
+    (
+        "keep|return|crash|hangs|blows up|blew up|fell over|falls over|timing out|times out|slip|"
+        "dropped|working"
+    ).split("|"),
 )
 
 

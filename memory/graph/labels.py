@@ -6,6 +6,7 @@ import re
 from functools import lru_cache
 
 from memory.graph import phrases
+from memory.graph.prefilter import Folded
 
 MAX_LABEL_WORDS = 16  # ground-truth labels are 2-8 words; a clause beyond this is cut at a boundary
 MIN_LABEL_CHARS = 3
@@ -15,20 +16,17 @@ _STOP = frozenset(
     "you they from by as".split()
 )
 _RUN = re.compile(r"[^\W_][\w./-]*")
-_FILLER = re.compile(
+# Openings matched ignoring case (Folded: see memory.graph.prefilter).
+_FILLER = Folded(
     r"^(?:(?:(?:" + phrases.alternation(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)|"
-    r"(?:(?:" + phrases.alternation(*phrases.LEADING_INTERJECTION) + r")(?:[,.!:;-]+\s*|$)))+",
-    re.IGNORECASE,
+    r"(?:(?:" + phrases.alternation(*phrases.LEADING_INTERJECTION) + r")(?:[,.!:;-]+\s*|$)))+"
 )
-_DISCOURSE = re.compile(
-    r"^(?:(?:" + phrases.alternation(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)+", re.IGNORECASE
-)
-_SUBJECT = re.compile(
+_DISCOURSE = Folded(r"^(?:(?:" + phrases.alternation(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)+")
+_SUBJECT = Folded(
     r"^(?:"
     + phrases.alternation(*phrases.LEADING_SUBJECT)
     + r")\s+(?:(?:also|just|then|now|finally|"
-    r"already|only|actually)\s+)?",
-    re.IGNORECASE,
+    r"already|only|actually)\s+)?"
 )
 # Markdown emphasis and code ticks around words. Underscores go only in pairs ("_word_"), so an
 # identifier such as "_serialize_state" keeps its own.
@@ -36,10 +34,9 @@ _DECORATION = re.compile(r"(?<![\w*`])\*{1,3}(?=\S)|(?<=\S)\*{1,3}(?![\w*`])|`")
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w])_([^_\s][^_]*?)_(?![\w])")
 # Trailing punctuation and tag words ("..., anyway", "too"), stripped in turn from the end.
 _TRAILING_PUNCT = re.compile(r"[\s,;:.!?\-—–]+$")
-_TRAILING_WORD = re.compile(
+_TRAILING_WORD = Folded(
     r"\s+(?:anyway|then|though|too|as well|in the end|tbh|lol|haha|now though|after all|"
-    r"for sure|i guess|i think|right away|either)$",
-    re.IGNORECASE,
+    r"for sure|i guess|i think|right away|either)$"
 )
 
 
@@ -110,7 +107,7 @@ STATUS_WORDS = frozenset(
 @lru_cache(maxsize=8192)
 def strip_filler(text: str) -> str:
     """Drop the discourse markers opening a clause ("ahh", "so then"), keeping the rest whole."""
-    return _DISCOURSE.sub("", text).lstrip(" ,.;:-")
+    return _without_opening(_DISCOURSE, text).lstrip(" ,.;:-")
 
 
 @lru_cache(maxsize=8192)
@@ -119,9 +116,15 @@ def strip_leading(text: str) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = _FILLER.sub("", text).lstrip(" ,.;:-")
-        text = _SUBJECT.sub("", text)
+        text = _without_opening(_FILLER, text).lstrip(" ,.;:-")
+        text = _without_opening(_SUBJECT, text)
     return text
+
+
+def _without_opening(opening: Folded, text: str) -> str:
+    """``text`` less what the ``^``-anchored ``opening`` matches at its start."""
+    m = opening.match(text)
+    return text[m.end() :] if m else text
 
 
 @lru_cache(maxsize=8192)

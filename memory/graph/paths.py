@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 # Extensions of files people name in work sessions: source, config, data, docs, infra, build.
@@ -69,6 +70,16 @@ _BARE = re.compile(r"\b(?:" + "|".join(sorted(BARE_FILENAMES)) + r")(?![\w-]|\.\
 _ENDPOINT = re.compile(
     r"\b(" + "|".join(HTTP_METHODS) + r")\s+(/[\w{}:.\-/]*[\w}/])(?:\?[\w=&%.\-]*)?"
 )
+# A build-file name anywhere: one scan for the capital letters they open with, before the regex
+# that needs one.
+_BARE_NAME = re.compile("|".join(sorted(BARE_FILENAMES)))
+
+
+def _names_method(text: str) -> bool:
+    """Whether an HTTP method is written in ``text``: the cheap test before the regexes needing one."""
+    return any(method in text for method in HTTP_METHODS)
+
+
 _URL = re.compile(r"\b[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
 _LINE_SUFFIX = re.compile(r"(?:::[\w\[\]\-.]+|:\d+(?::\d+)?)$")
 
@@ -131,8 +142,12 @@ _DIRECTORY = re.compile(
 # Object-store and file URLs name data locations, not web pages.
 _STORAGE_URL = re.compile(r"\b(?:s3|gs|gcs|hdfs|abfss?)://[\w@+./-]+[\w/]")
 
-# A token holding a separator (only those can be paths), or a bare build-file name.
-_SEPARATED = re.compile(r"(?<!\S)[^\s/.\\]{0,300}[/.\\]\S{0,600}")  # tried at token starts only
+# A token holding a separator (only those can be paths): from the token's start, a separator
+# among its first 301 characters and up to 600 more. Possessive: characters given back are no
+# separator, so they could not make it match. Tried at the text's start, and after each space
+# (the regex engine skips from space to space), so only at token starts.
+_SEPARATED = re.compile(r"[^\s/.\\]{0,300}+[/.\\]\S{0,600}")
+_SPACE_SEPARATED = re.compile(r"\s(" + _SEPARATED.pattern + ")")
 _METHOD_BEFORE = re.compile(r"\b(?:" + "|".join(HTTP_METHODS) + r")\s+$")
 
 
@@ -144,12 +159,12 @@ def find_paths(text: str, in_code: bool = False) -> list[str]:
 @lru_cache(maxsize=8192)
 def _find_paths(text: str, in_code: bool) -> tuple[str, ...]:
     hits: list[tuple[int, str]] = []
-    for token in _SEPARATED.finditer(text):
-        start = token.start()
-        if _METHOD_BEFORE.search(text, max(0, start - 8), start):
+    methods = _names_method(text)  # no HTTP method in the text: no token follows one
+    for start, token in _separated_tokens(text):
+        if methods and _METHOD_BEFORE.search(text, max(0, start - 8), start):
             continue  # "POST /api/x.json" is a route, not a file
-        hits.extend((start + at, path) for at, path in _paths_in(token.group(0), in_code))
-    if not in_code and any(name in text for name in BARE_FILENAMES):
+        hits.extend((start + at, path) for at, path in _paths_in(token, in_code))
+    if not in_code and _BARE_NAME.search(text):
         hits.extend((m.start(), m.group(0)) for m in _BARE.finditer(text))
     if "://" in text:
         hits.extend((m.start(), m.group(0)) for m in _STORAGE_URL.finditer(text))
@@ -158,6 +173,15 @@ def _find_paths(text: str, in_code: bool) -> tuple[str, ...]:
         if path not in found:
             found.append(path)
     return tuple(found)
+
+
+def _separated_tokens(text: str) -> Iterator[tuple[int, str]]:
+    """(start, text) of each token holding a separator, in order (see ``_SEPARATED``)."""
+    first = _SEPARATED.match(text)
+    if first:
+        yield 0, first.group(0)
+    for m in _SPACE_SEPARATED.finditer(text, first.end() if first else 0):
+        yield m.start(1), m.group(1)
 
 
 def _paths_in(word: str, in_code: bool) -> list[tuple[int, str]]:
@@ -178,6 +202,8 @@ def _paths_in(word: str, in_code: bool) -> list[tuple[int, str]]:
 def find_endpoints(text: str) -> list[str]:
     """HTTP routes written with their method ("POST /api/auth/login"), in order, once each."""
     found: list[str] = []
+    if not _names_method(text):
+        return found
     for m in _ENDPOINT.finditer(text):
         label = f"{m.group(1)} {m.group(2)}"
         if label not in found:

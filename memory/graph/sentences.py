@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory.graph.prefilter import Guarded
+
 MAX_MESSAGE_CHARS = 200_000  # longer messages are read up to here: bounded work per turn
 MAX_SENTENCE_CHARS = 600  # a "sentence" longer than this is a paste, not a statement
 MAX_CODE_LINES = 400  # lines of one fenced block scanned for errors and paths
@@ -15,7 +17,9 @@ _TABLE = re.compile(r"^\s*\|")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{1,40})\*\*:?)\s*$")
 _QUOTE = re.compile(r"^\s*>")
 # End of a sentence: terminal punctuation then space; not after common abbreviations.
-_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]+[\"')\]]*\s+")  # tried at a run's start only
+# Written to open with the punctuation itself (the look-behind then checks the character before
+# it), so that the regex engine skips straight to the next '.', '!' or '?'.
+_SENTENCE_END = re.compile(r"[.!?](?<![.!?]{2})[.!?]*[\"')\]]*\s+")  # tried at a run's start only
 _ABBREVIATIONS = ("e.g", "i.e", "vs", "etc", "approx", "cf", "incl", "esp")
 # Control characters other than newline and tab carry no meaning in a transcript.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -114,21 +118,27 @@ _PAST = (
 )
 
 # Clause boundaries: semicolons, dashes, and a comma or "and" that opens a new subject or a
-# connective. A plain comma inside a noun phrase list is not a boundary.
-_CLAUSE_BREAK = re.compile(
-    r"\s*;\s+|\s+[—–]\s+|\s+--?\s+"
-    r"|,\s+(?=(?:" + _PAST + r")\s)"
-    r"|,\s+(?=(?:so|but|then|and|which|although|though|while|whereas|plus|yet|because|since"
+# connective. A plain comma inside a noun phrase list is not a boundary. The branches are grouped
+# by the character they open with (a space, ';', ',' or ':'), so that the regex engine rejects a
+# position by that character; branches opening with different characters never meet at one
+# position, and each keeps its order within its group.
+_CLAUSE_BREAK_PATTERN = re.compile(
+    r";\s+"
+    r"|\s+(?:;\s+|[—–]\s+|--?\s+"
+    r"|and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now|so|there's|this)\b)"
+    r"|but\s+"
+    r"|and\s+(?=(?:\w+\s+){1,2}(?:crashed|failed|broke|hung|threw|died|stopped)\b)"
+    r"|and\s+(?=(?:" + _PAST + r")\b))"
+    r"|,\s+(?:(?=(?:" + _PAST + r")\s)"
+    r"|(?=(?:so|but|then|and|which|although|though|while|whereas|plus|yet|because|since"
     r"|turns out|it turns out"
     r"|I|I'm|I've|I'll|I'd|we|we're|we've|we'll|it|it's|they|that's|this|there's|he|she"
     r"|now|also|otherwise)\b)"
-    r"|\s+and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now"
-    r"|so|there's|this)\b)"
-    r"|:(?<=\w\w:)\s+(?![\w.-]*\d)(?=\S)|,?\s+but\s+"
-    r"|\s+and\s+(?=(?:\w+\s+){1,2}(?:crashed|failed|broke|hung|threw|died|stopped)\b)"
-    r"|,\s+(?=[A-Z][a-z]+ (?:is|will|has|'s|can|says)\b)"
-    r"|\s+and\s+(?=(?:" + _PAST + r")\b)"
+    r"|but\s+"
+    r"|(?=[A-Z][a-z]+ (?:is|will|has|'s|can|says)\b))"
+    r"|:(?<=\w\w:)\s+(?![\w.-]*\d)(?=\S)"
 )
+_CLAUSE_BREAK = Guarded(_CLAUSE_BREAK_PATTERN, (";", "—", "–", "-", ",", "and", ":", "but"))
 
 
 # A finite verb: a piece split off at "and" without one was a noun phrase ("X and the Y").

@@ -2,31 +2,28 @@
 
 from __future__ import annotations
 
-import re
-
 from memory.graph import labels, phrases
+from memory.graph.prefilter import Folded
 from memory.graph.sentences import Sentence
 
 # Instructions opening an assistant's sentence: advice, not a report.
-IMPERATIVE = re.compile(
+IMPERATIVE = Folded(
     r"^(?:add|use|run|set|put|try|make|keep|pass|point|give|drop|check|call|install|replace|"
     r"switch|move|change|remove|delete|create|write|tell|let|look|pull|cancel|derive|treat|"
     r"split|wrap|read|avoid|upgrade|bump|raise|lower|rebuild|restart|expose|register|enable|"
     r"disable|configure|define|store|send|return|catch|log|test|verify|confirm|double-check|"
-    r"don't|do not|never|always|start|stop|skip|mark|note|remember)\b",
-    re.IGNORECASE,
+    r"don't|do not|never|always|start|stop|skip|mark|note|remember)\b"
 )
 # Past tenses spelled like the imperative: "Read it with ..." opens advice as often as a report.
 _IMPERATIVE_LOOKALIKES = frozenset("read put set cut split run reset".split())
 # An agent's log line: what it did, found or is doing ("Added X", "Found it", "Working on Y").
-AGENT_LOG = re.compile(
-    r"^(?:I(?:'ve| have)?\s+)?(?:(?:"
+AGENT_LOG = Folded(
+    r"^(?:i(?:'ve| have)?\s+)?(?:(?:"
     + "|".join(sorted((phrases.DONE_VERBS | phrases.FINDING_VERBS) - _IMPERATIVE_LOOKALIKES))
     + r")\b|working on\b|switching\b|moving\b|going with\b|"
-    r"still \w+ing\b|looking at\b|will add\b|starting\b|creating\b|adding\b|set up\b)",
-    re.IGNORECASE,
+    r"still \w+ing\b|looking at\b|will add\b|starting\b|creating\b|adding\b|set up\b)"
 )
-_ADDRESS = re.compile(r"\b(?:you|your|you're|you'd|you'll|yours)\b", re.IGNORECASE)
+_ADDRESS = Folded(r"\b(?:you|your|you're|you'd|you'll|yours)\b")
 
 
 def advises(sentences: list[Sentence]) -> bool:

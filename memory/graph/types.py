@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -58,7 +57,6 @@ PROTECTED_TYPES = frozenset({NodeType.GOAL, NodeType.ENVIRONMENT, NodeType.SCHEM
 
 EXTRACTOR = "extractor"  # the actor name of transitions made by extraction, not by a person
 
-_SPACE = re.compile(r"\s+")
 _EDGE_PUNCT = " \t\n.,;:!?\"'`()[]{}<>*_"
 
 
@@ -66,7 +64,7 @@ _EDGE_PUNCT = " \t\n.,;:!?\"'`()[]{}<>*_"
 def normalize_label(label: str) -> str:
     """The identity key of a label: NFKC, case-folded, single-spaced, outer punctuation removed."""
     text = unicodedata.normalize("NFKC", label).casefold()
-    return _SPACE.sub(" ", text).strip(_EDGE_PUNCT)
+    return " ".join(text.split()).strip(_EDGE_PUNCT)  # the space is an edge character too
 
 
 NodeKey = tuple[NodeType, str]

@@ -38,7 +38,8 @@ def _check(c: Candidate) -> Candidate | None:
     if not label or len(label) > MAX_LABEL_CHARS * 3:
         return None
     c = replace(c, type=_corrected_type(c), label=_bounded(label))
-    return replace(c, confidence=round(_confidence(c), 3))
+    c.confidence = round(_confidence(c), 3)  # on the copy just made
+    return c
 
 
 def _bounded(label: str) -> str:

@@ -31,7 +31,9 @@ GENERIC = PROTOCOL_STOP | frozenset(
 _PROTOCOL_TOKEN = re.compile(r"[a-z0-9][a-z0-9._/-]*")
 _ATOM = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")  # identifiers like order_id stay whole
 _RAW_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+#-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# A space run after '.', '!' or '?', else a run of newlines: written to open with the space
+# itself, so that the regex engine skips from space to space.
+_SENTENCE_END = re.compile(r"\s(?:(?<=[.!?]\s)\s*|(?<=\n)\n*)")
 _SUFFIXES = ("ing", "ed", "s")
 
 
@@ -124,9 +126,11 @@ def values(text: str, names: frozenset[str] | None = None) -> frozenset[str]:
     """Lower-cased value tokens of ``text``; a capitalised word counts when it is one of ``names``
     (see ``proper_names``; by default, the names ``text`` itself shows)."""
     tokens = raw_tokens(text)
-    known = proper_names(text) if names is None else names
     out = {t.lower() for t in tokens if is_value(t)}
-    out |= {t.lower() for t in tokens if t[:1].isupper() and t[1:].islower() and t in known}
+    capitalised = [t for t in tokens if t[:1].isupper() and t[1:].islower()]
+    if capitalised:  # only these can be names: the scan for names is skipped without them
+        known = proper_names(text) if names is None else names
+        out |= {t.lower() for t in capitalised if t in known}
     return frozenset(out)
 
 
@@ -146,7 +150,12 @@ def proper_names(text: str) -> frozenset[str]:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=4096)
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in _SENTENCE_END.split(text) if s and s.strip())
 
 
 def sentence_of(text: str, quote: str) -> str:

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from memory import checkpoints, graphs, recall, tasks, transcripts
-from memory.graph import redact
+from memory.graph import redact, resume
 from memory.models import Session
 from proxy import compaction, keys
 from proxy.errors import ProxyError
@@ -192,6 +192,13 @@ def _covered(plan: compaction.Plan, upto: int, preamble_at: int | None = None) -
 
 
 REFILL_RATIO = 0.5  # after a new cut the request fills half the MECW, leaving room to grow
+# The resume a compacted request carries: the full tier (the whole live graph, at most 600 tokens)
+# when that is at most this share of the session's MECW, else the standard tier (at most 300).
+FULL_RESUME_SHARE = 0.05
+
+
+def resume_tier(mecw: int) -> str:
+    return "full" if resume.TIER_BUDGETS["full"] <= mecw * FULL_RESUME_SHARE else "standard"
 
 
 def compact_for_session(
@@ -218,9 +225,9 @@ def compact_for_session(
 
     def plan_with(checkpoint) -> compaction.Plan:
         same = checkpoint.pk == session.compacted_with_id
-        resume = checkpoints.verify(checkpoint).standard
+        block = getattr(checkpoints.verify(checkpoint), resume_tier(budget))
         return compaction.compact(
-            forward, budget=budget, threshold=ratio, resume=resume, model=model,
+            forward, budget=budget, threshold=ratio, resume=block, model=model,
             keep_from=session.compacted_from if same else None, refill=REFILL_RATIO,
         )  # fmt: skip
 

@@ -177,3 +177,22 @@ def test_a_failing_compactor_falls_back_to_truncation_and_serves_the_request(
         forwarded
     )
     assert "falling back to truncation" in caplog.text
+
+
+@pytest.mark.parametrize(("mecw", "tier"), [(16_000, "full"), (4_000, "standard")])
+def test_a_compacted_request_carries_the_largest_resume_tier_its_mecw_affords(
+    project, alice, mecw, tier
+):
+    from proxy import sessions
+
+    session = Session.objects.create(project=project, user=alice, external_id="tiers", mecw=mecw)
+    talk = [{"role": "system", "content": "You are a careful reviewer."}]
+    for n in range(mecw // 400):
+        talk.append(
+            {"role": "user", "content": f"Decided: keep module_{n} pure. " + "Context. " * 200}
+        )
+        talk.append({"role": "assistant", "content": f"Completed: reviewed src/module_{n}.py."})
+    plan = sessions.compact_for_session(session.pk, talk, talk, "gpt-4o")
+    checkpoint = session.checkpoints.latest("sequence")
+    assert plan.messages[1] == {"role": "system", "content": getattr(checkpoint, tier)}
+    assert tokens.count_messages(plan.messages, "gpt-4o") <= mecw

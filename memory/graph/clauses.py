@@ -32,6 +32,18 @@ _REQUEST = re.compile(
     r"can you|could you|please)\b",
     re.IGNORECASE,
 )
+# Asking to be told ("look at X and tell me what needs to change"): a question, not work to track.
+_ASKS_BACK = re.compile(
+    r"^(?:please,? )?(?:(?:have|take) a look at|look (?:at|into|over|through)|check|read|review|go (?:over|through)|"
+    r"skim|inspect)\b.*\b(?:and|then) (?:tell me|let me know|explain|report back|summari[sz]e)\b",
+    re.IGNORECASE,
+)
+# "Put it on the list": a pointer to the work just named, not work of its own.
+_ON_THE_LIST = re.compile(
+    r"^(?:(?:put|keep|add|leave|park) (?:it|this|that|them|those) (?:on|to|in) (?:the |our |my )?"
+    r"(?:list|backlog|board|radar|roadmap|todo list)\b)",
+    re.IGNORECASE,
+)
 # How often a problem happens: a measurement of a problem, not another one.
 _RATE = re.compile(
     r"\b(?:one in (?:\w+)|\d+ (?:in|out of) \d+|\d+ ?(?:%|percent)|half|a third|"
@@ -58,7 +70,7 @@ _FINDING = re.compile(
 _BLOCKED = re.compile(r"\bblocked (?:on|by) (?!it\b|that\b|this\b|them\b)")
 # Someone else reporting work done: "Tomasz added the step yesterday", "they fixed the mapping".
 _OTHER_DID = re.compile(
-    r"^(?:(?:my|our) (?:colleague|teammate|lead) )?(?:[A-Z][a-z]+|they|he|she)"
+    r"^(?:(?:my|our) (?:colleague|teammate|lead) )?(?:(?:[Tt]he )?[A-Za-z]+ team|[A-Z][a-z]+|they|he|she)"
     r"(?: (?:already|just|finally|also))? ([a-z]+)\b"
 )
 # What a person does to the work, as opposed to what numbers do ("Numbers dropped a lot").
@@ -66,7 +78,8 @@ _WORK_VERBS = frozenset(
     "added built fixed booked wrote rewrote created deployed merged shipped implemented set "
     "installed configured migrated released published updated upgraded pushed sent ported wired "
     "enabled removed deleted replaced renamed reverted cleaned applied documented generated "
-    "finished completed reviewed tested submitted uploaded rebuilt restored".split()
+    "finished completed reviewed tested submitted uploaded rebuilt restored signed confirmed "
+    "approved drafted backfilled repaired ran reran".split()
 )
 # "did the swap in src/cli.rs" reports work; "did the deploy go out" asks about it.
 _DID_REPORT = re.compile(
@@ -87,6 +100,21 @@ _DID_SOMETHING = re.compile(
     r"rewrote|sent|built|rebuilt|put|took|cut|split|threw|drew|gave|got)\s+(?:the|a|an|my|our|"
     r"all|both|every|each|it|them|this|that|those|these|one|two|three|\d+|up|out|off|back|over)\b"
 )
+# Work reported done earlier: "fixed the calculator this afternoon", "backfilled it on Friday"
+# is no deferral.
+_DONE_TODAY = Guarded(
+    re.compile(
+        r"^(?!.*\b(?:will|'ll|gonna|going to|need|needs|have to|has to|plan|want|should|must|"
+        r"can|not|n't|still)\b)(?:\S+ ){0,3}?(?:[a-z]{3,}ed|sent|made|wrote|built|ran|did|got)\b"
+        r"[^.;]{0,80}?\b(?:this (?:afternoon|morning)|earlier today|"
+        r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b"
+    ),
+    ("this afternoon", "this morning", "earlier today", "on monday", "on tuesday", "on wednesday")
+    + ("on thursday", "on friday", "on saturday", "on sunday"),
+)
+# An artifact named where it lives, without "now"/"already": "the config is in configs/x.yaml".
+_IN_PLACE = re.compile(r"\b(?:is|are) in (?:[\w.-]*/[\w./-]+|[\w-]+\.[a-z]{1,5}\b)")
+_THING_START = re.compile(r"(?:it|this|that|these|those)\b", re.IGNORECASE)
 _NEGATED = re.compile(r"n't\b|\b(?:not|never|no longer|nothing|none)\b", re.IGNORECASE)
 _PRONOUN_START = re.compile(
     r"^(?:it|it's|they|he|she)\b|^(?:this|that|these|those)\s+(?:is|was|are|were|went|has|have)\b",
@@ -109,6 +137,8 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         return "completed"
     if not stripped or asked or _hedged(clause, role):
         return ""
+    if role == "user" and (_ASKS_BACK.match(stripped) or _ON_THE_LIST.match(stripped)):
+        return ""
     if role != "user" and sentence.rstrip().endswith(":") and not AGENT_LOG.match(sentence):
         return ""  # an assistant line introducing code or a list describes, it does not report
     if _SEQUENCING.match(stripped):
@@ -123,7 +153,7 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         return ""
     if phrases.REPORTED.search(low):
         return _problem(clause, sentence, role, emit)  # what others say is no task of ours
-    if phrases.DEFERRAL.search(low):
+    if phrases.DEFERRAL.search(low) and not _DONE_TODAY.search(low):
         if _BLOCKED.search(low):  # a blocker is work waiting and a problem standing in its way
             _problem(clause, sentence, role, emit)
         return _pending(stripped, clause, sentence, emit)
@@ -131,9 +161,16 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if cue:
         decisions.decision(clause, sentence, emit, cue=cue, conf=0.7)
         return "decision"
-    if phrases.PENDING.search(low) or phrases.PENDING_CASED.search(clause):
+    if (
+        phrases.PENDING.search(low)
+        or phrases.PENDING_CASED.search(clause)
+        or phrases.PENDING_CASED.search(labels.strip_filler(clause))
+    ):
         return _pending(stripped, clause, sentence, emit)
     done = _reports_done(stripped, clause, role) or _finding(stripped, role, emit)
+    if done and emit.turn.position <= 1 and _IN_PLACE.search(done):
+        # "The playbook is in playbooks/patch.yml" opening a session describes what exists.
+        return ""
     if done:
         if not paths.names_only_files(done):
             emit.task(done, Status.COMPLETED, sentence, cue="done")
@@ -182,10 +219,17 @@ def _may_state_problem(role: str, emit: Emitter) -> bool:
     return not emit.lead_in and (role == "user" or not emit.advisory)
 
 
+# The obligation a pending task is stated with ("still need to X"): the task is X.
+_OBLIGATION = re.compile(
+    r"^(?:next,? )?(?:we |i )?(?:still |also )?(?:need|needs|have|has|got) to\s+(?=\w)",
+    re.IGNORECASE,
+)
+
+
 def _pending(stripped: str, clause: str, sentence: str, emit: Emitter) -> str:
     status = Status.IN_PROGRESS if phrases.IN_PROGRESS.search(clause) else Status.PENDING
     if not paths.names_only_files(stripped):
-        emit.task(stripped, status, sentence, cue="deferral")
+        emit.task(_OBLIGATION.sub("", stripped), status, sentence, cue="deferral")
     return "pending"
 
 
@@ -207,11 +251,14 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
         return f"{inner.group(1)}{inner.group(2)}"
     # An assistant saying "tests pass now" confirms its own work; a user saying it reports progress.
     # "it went out this morning" says so of something named before, which already has its label.
-    if role != "user" or len(stripped.split()) < 2 or _PRONOUN_START.match(stripped):
+    if role != "user" or len(stripped.split()) < 2:
         return ""
+    # "they fixed the mapping on Thursday": a person doing work, unlike "it went out".
     other = _OTHER_DID.match(labels.strip_filler(clause))
-    if other and other.group(1) in _WORK_VERBS:
+    if other and other.group(1) in _WORK_VERBS and not _THING_START.match(other.group(0)):
         return stripped
+    if _PRONOUN_START.match(stripped):
+        return ""
     if _DID_SOMETHING.match(stripped.lower()):
         return (
             stripped  # "flipped the seven sensors to deferrable", "reopened all 60 via bulk edit"

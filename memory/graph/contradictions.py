@@ -23,12 +23,14 @@ _SWITCH = Folded(
     r"|you\s+win|ended\s+up|swap(?:ped|ping|s)?|reversing|reverse[ds]?|in\s+favou?r\s+of"
     r"|pivot\w*\s+to|settled\s+on|ultimately|never\s?mind"
     r"|no\s+wait|(?:^|[,.;:]\s*)actually\b|let'?s\s+not|not\s+going\s+(?:to|with)"
-    r"|forget\s+(?:the\s+)?\w+)\b"
+    r"|forget\s+(?:the\s+)?\w+|scrap(?:ped|ping|s)?|(?<!from\s)scratch|mov(?:e|ed|es|ing)\s+off"
+    r"|(?:is|are)\s+out(?!\s+(?:of|now|today|yesterday|there|in)))\b"
 )
 # The option a sentence names as replaced ("instead of X", "rather than X", "replacing X").
 _REPLACED = re.compile(
     r"\b(?:instead\s+of|rather\s+than|replacing|in\s+place\s+of|away\s+from"
     r"|(?:switch\w*|mov\w*|migrat\w*|chang\w*)\s+(?:\w+\s+){0,2}?from"
+    r"|mov(?:e|ed|es|ing)\s+off|scrap(?:ped|ping)?|(?<!from\s)scratch|ditch(?:ed|ing)?"
     r"|replac(?:e|es|ed)(?=.+?\swith\s))"
     r"\s+(.+?)"
     r"(?=\s+(?:to|with|because|since|so|as|which|and|but|for)\b|[,.;!?)]|[:](?!\S)|$)",
@@ -118,7 +120,12 @@ def judge(
     weak = [(n, s) for n, s, slot in slots if slot == 1]
     # A named replacement that is no earlier decision uses up the cue ("X instead of python-jose").
     if not replaced and _cued(new, candidate.label):
-        linked = strong or weak or [(n, s) for n, s in pool if _linked(s, new)]
+        linked = (
+            _old_figure_named(new, pool)
+            or strong
+            or weak
+            or [(n, s) for n, s in pool if _linked(s, new)]
+        )
         if linked:
             node, old = _best(new, linked)
             return [_supersede(node, old, new, candidate)]
@@ -260,6 +267,17 @@ def _linked(old: Statement, new: Statement) -> bool:
         return True
     # "... back and forth on routing. I started with net/http" ... "went with chi for the router"
     return bool(new.topic & words.topic(words.lead_in(old.text, old.sentence)))
+
+
+def _old_figure_named(
+    new: Statement, pool: list[tuple[Node, Statement]]
+) -> list[tuple[Node, Statement]]:
+    """The earlier decisions whose figure the new sentence names beside its own: "10 is too few,
+    so we're recruiting 16 instead" revises "thinking 10 participants"."""
+    said = {v for v in words.values(new.sentence) if any(c.isdigit() for c in v)} - new.values
+    if not said:
+        return []
+    return [(n, s) for n, s in pool if said & {v for v in s.values if any(c.isdigit() for c in v)}]
 
 
 def _names(replaced: str, old: Statement) -> bool:

@@ -68,6 +68,13 @@ _JUDGEMENT_TAIL = re.compile(
 )
 _OPTION_END = re.compile(r"\s*[,;]\s+|\s+(?:—|–|--?)\s+|\s+(?:because|since|so|as|which)\s+")
 _REPLACING = re.compile(r"\s*,?\s*replacing\b", re.IGNORECASE)
+_REASON_ONLY = re.compile(r"^(?:because|since|given that|so that|due to)\b", re.IGNORECASE)
+# The option dropped, named before the one taking its place: "scrapped Jenkins, going with X".
+_DROPPED_FIRST = re.compile(
+    r"^(?:so\s+|ok\s+)?(?:scrap(?:ped)?|scratch|ditch(?:ed)?|mov(?:ed|ing) off|forget)\s+"
+    r"(?!that\b|this\b|it\b)([^,;]{2,60}?)\s*[,;]\s+(?:and\s+|so\s+)?(.{4,})$",
+    re.IGNORECASE,
+)
 _FROM_TO = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|go(?:ing)?|went|chang(?:e|ed|ing))"
     r"(?: \w+)? from\s+(.+?)\s+to\s+(.+)$",
@@ -114,9 +121,20 @@ def accepted_option(text: str) -> str:
 
 def decision(text: str, quote: str, emit: Emitter, cue: str, conf: float) -> None:
     """A decision with the reason and the replaced option the text gives."""
+    if _REASON_ONLY.match(text.strip()):
+        # "X, since managers read it on their phones": split off a list or a clause, the reason
+        # is the decision's before it, not one of its own.
+        before = next((c for c in reversed(emit.out) if c.type == NodeType.DECISION), None)
+        if before is not None and before.evidence.position == emit.turn.position:
+            before.reason = before.reason or labels.clean(text)
+        return
     text, reason = _reason(text, quote)
     replaces = ""
-    r = phrases.REPLACES.search(text)
+    lead = _DROPPED_FIRST.match(labels.strip_leading(text))
+    if lead:
+        # "scratch Sidekiq, we'll do Solid Queue": the old option first, the new one after it.
+        replaces, text = labels.clean(lead.group(1)), lead.group(2)
+    r = None if lead else phrases.REPLACES.search(text)
     if r:
         group = next(i for i, g in enumerate(r.groups(), 1) if g)
         # "instead of ECS Fargate, the team knows Kubernetes": the option ends where a clause

@@ -18,6 +18,15 @@ MAX_SENTENCES_PER_TURN = 400  # beyond this a message is a paste; its prose is n
 STRICT = os.environ.get("TOKENMIZER_EXTRACTION_STRICT") == "1"
 
 _QUESTION = re.compile(r"\?\s*[\"')\]]*$")
+# Work asked for as a question, for later: "Can you also add retries to the client when you get
+# a chance?" is a task to track; "Can you fix X?" is done in the next reply, "Can you explain X?"
+# asks for an answer.
+_LATER_REQUEST = re.compile(
+    r"^(?:(?:ok|okay|so|and|also)[,]?\s+)?(?:can|could|would) you (?:also |please |maybe |then )*"
+    r"(\w.+?),?\s+(?:when you (?:get|have) (?:a|the) (?:chance|moment|minute)|at some point|"
+    r"later(?: on)?|sometime(?: soon)?|eventually)(?:,? (?:too|as well|please))?\?\s*[\"')\]]*$",
+    re.IGNORECASE,
+)
 # A short question tagged onto a statement: "..., any idea?", "..., right?".
 _TAG_QUESTION = re.compile(r",\s*(?:\S+\s+){0,3}\S+\?\s*$")
 _DIGIT = re.compile(r"\d")
@@ -168,6 +177,10 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
         markers.marked(marker[0], marker[1], text, emit)
         return marker[0]
     if _QUESTION.search(text):
+        request = _LATER_REQUEST.match(text) if role == "user" else None
+        if request:
+            emit.task(request.group(1), Status.PENDING, text, cue="request")
+            return "pending"
         tag = _TAG_QUESTION.search(text)
         if not tag:
             return ""

@@ -8,7 +8,10 @@ from memory.graph import decisions, paths, phrases
 from memory.graph.candidates import Emitter
 from memory.graph.types import Status
 
-_MARKER = re.compile(r"^\s*(?:\*\*)?([A-Za-z][A-Za-z /-]{0,30}?)(?:\*\*)?\s*:(?:\*\*)?\s+(\S.*)$")
+_MARKER = re.compile(r"^\s*(?:\*\*)?([A-Za-z][A-Za-z' /-]{0,30}?)(?:\*\*)?\s*:(?:\*\*)?\s+(\S.*)$")
+# "We're going with this: X" logs X as "Going with: X" does: the subject and the pointer go.
+_SUBJECT = re.compile(r"^(?:so |ok |okay )?(?:we're|we are|we'll|we will|i'm|i am|i'll|i will) ")
+_POINTER = re.compile(r" (?:this|that|these|the following)$")
 _SEMICOLONS = re.compile(r"\s*;\s*")
 _LIST_SPLIT = re.compile(r"\s*;\s*|,\s+(?:and\s+)?|\s+and\s+(?=[A-Z/])")
 _PARALLEL_FOR = re.compile(r"^\S.*\s(?:for|in|as|on)\s\S")
@@ -31,7 +34,8 @@ def marker_of(text: str) -> tuple[str, str] | None:
 
 def kind_of(word: str) -> str:
     """The kind of fact a marker word logs ("Decided" -> decision), or ""."""
-    key = " ".join(word.lower().split())
+    key = " ".join(word.lower().replace("’", "'").split())
+    key = _POINTER.sub("", _SUBJECT.sub("", key))
     for kind, words in phrases.MARKERS.items():
         if key in words:
             return kind

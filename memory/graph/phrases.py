@@ -356,14 +356,16 @@ DECISION = _lexicon(
     r"\b(?:we|i)(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
     r"make|standardi[sz]e|rely|host|store|put|send|ship|default|let|leave|report|pin|cap|limit|"
     r"tile|partition|dedupe|cache|buffer|batch|split|serve|show|require|allow|block|skip)\b",
-    r"\blet's (?:use|go|keep|stick|switch|report|make|run|treat|count|standardi[sz]e)\b",
+    r"\blet's (?:use|go|keep(?! going\b| at it\b| on\b)|stick|switch|report|make|run|treat|count|"
+    r"standardi[sz]e)\b",
     r"(?:^|\b(?:we|i|we'll|i'll|let's|will|gonna|so)\s+)(?:use|using)\b",
     r"\b(?:is|are) going to be\b",
     r"\bwill be\b",
     r"\bstays\b",
     r"\bstay (?:at|as|on)\b",
     r"\bremains? (?:at|on|as|the)\b",
-    r"\bkeeps?\b(?! \w+ing\b| on\b| up\b)",
+    r"\bkeeps?\b(?! \w+ing\b| on\b| up\b| (?:it|this|that|them) (?:on|in) (?:the |our |my )?(?:list|"
+    r"backlog|radar|board|roadmap)\b)",
     r"\bthe (?:right|obvious|safe) (?:call|choice|move)\b",
     r"\binstead\b",
     r"\brather than\b",
@@ -401,7 +403,7 @@ DECISION = _lexicon(
     r"wanna|gotta|gonna|keep going|lose|miss|risk|end)\b)[a-z]{3,}(?<!ed)(?<!ing)\b"
     r"(?! (?:it|them|that|this)\b)",
     r"(?<!too )(?<!much )\buses\b(?! (?:too|a lot|more|less|up|about|around|\d)\b)",
-    r"\b(?:lives?|sits?) (?:in|on|under|inside) (?![\w.-]*[/.][\w./-]*|my\b|one\b|a\b)",
+    r"\b(?:lives?|sits?) (?:in|on|under|inside) (?![\w.-]*[/.][\w./-]*|my\b|one\b|a\b|queued?\b|pending\b|the queue\b)",
     r"\b(?:is|are) with\b",
     r"\b(?:are|is) only used (?:for|in|on)\b",
     r"\b(?:is|are) (?:now )?(?:saved|stored|kept|persisted|cached|pinned|hosted|served|weighted|"
@@ -426,7 +428,21 @@ DECISION = _lexicon(
     r"\bgoing forward\b",
     r"\bnot doing\b",
     r"\bwon't (?:use|do|support|build)\b",
-    r"\bgoes (?:to|first)\b",
+    r"\bgoes (?:to|first|last)\b",
+    # A standing schedule: "the reminder goes out at 9am", "the digest goes out every Monday".
+    r"\bgoes out (?:at|every|on (?:the|every)|\d+ (?:hours?|days?|minutes?|weeks?) (?:before|after))\b",
+    # How a job or service is run: "the registry runs as a container", "training runs at 1280".
+    r"\bruns (?:as(?! of\b)|under|from) (?:a |an |the |our )?[a-z]",
+    r"\bruns at (?!about\b|around\b|roughly\b|like\b|only\b|full\b|\d+ ?(?:%|fps|percent)|\d+ per\b)",
+    # A route taken: "we'll take the managed route", "going the serverless path".
+    r"\b(?:take|taking|took|go|going|went|gone) the [\w-]+(?: [\w-]+)? (?:route|path)\b",
+    # "I'd rather go deferrable across the board".
+    r"\b(?:i|we)(?:'d| would) rather (?:go|use|keep|stick|do|have|ship|pick|take|run|stay|move|"
+    r"switch|build|pay|hire|start)\b",
+    # "we'll do solid queue on postgres": doing an option, not a piece of work ("do the rest").
+    r"\b(?:we|i)(?:'ll| will) do (?!(?:it|that|this|the|them|some|a|an|more|both|my|our|his|her|"
+    r"their|what|whatever|everything|anything|something|one|all|those|these|any|so|well|better|"
+    r"fine|my|your|without|some|another|two|three|a|my)\b)[a-z]",
     r"\blean(?:ing)? (?:toward|towards)\b",
     r"\b(?:i|we)'d (?:lean|prefer|leave|keep|go|use|stick|skip)\b",
     r"\brather\b[^.;]*\bthan\b",
@@ -463,6 +479,16 @@ DECISION = _lexicon(
     r"\b(?:is|are|will be) (?:on )?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
     r"[a-z]*\.? \d|\d{4}-\d\d-\d\d|(?:mon|tues|wednes|thurs|fri)day)",
     r"\bwe(?:'re| are) cutting\b",
+    # A tentative pick, named: "thinking JsonUtility to persistentDataPath", "I was thinking 10
+    # participants"; not "thinking about it", "thinking that we could".
+    r"^thinking (?!(?:about|of|that|this|it|"
+    r"maybe|perhaps|through|out|again|too|hard|more|the same|we|i|you|they|so|if|how|what|"
+    r"whether|why|back|twice|ahead|aloud|clearly|straight|long|a lot)\b)[a-z0-9]",
+    r"\b(?:i was|i'm|i am|we're|we are|we were) thinking (?!(?:about|of|that|this|it|"
+    r"maybe|perhaps|through|out|again|too|hard|more|the same|we|i|you|they|so|if|how|what|"
+    r"whether|why|back|twice|ahead|aloud|clearly|straight|long|a lot)\b)[a-z0-9]",
+    # An option accepted with praise: "one-shot mode, good call".
+    r"^[\w .+/-]{2,40}, (?:good|great) (?:call|idea|choice)\b",
     r"\bdescop",
 )
 
@@ -507,7 +533,8 @@ REPLACES = re.compile(
     r"\b(?:chose|choose|picked|pick|prefer|preferred|went with|going with|go with) \S+(?: \S+){0,3}"
     r" over\s+(.+)|"
     r"\bswitch(?:ed|ing)? (?:over )?from\s+(.+?)\s+to\b|\bmov(?:e|ed|ing) from\s+(.+?)\s+to\b|"
-    r"\bdropp(?:ed|ing)\s+(.+?)(?:\s+(?:for|in favou?r of)\b|$)",
+    # Not "dropping the PLL to 36 MHz": lowering a setting, not giving an option up.
+    r"\bdropp(?:ed|ing)\s+(?![^,.;]*\b(?:to|from|by) \d)(.+?)(?:\s+(?:for|in favou?r of)\b|$)",
     re.IGNORECASE,
 )
 
@@ -556,6 +583,9 @@ DONE_STATE = _lexicon(
     r"went (?:out|live|in)",
     r"no more\b",
     r"no longer",
+    # A failure gone: "checkout doesn't hang anymore", "the load test doesn't throw anymore".
+    r"(?:doesn't|does not|don't|won't|isn't|aren't|didn't) (?:\w+ )?(?:hang|crash|throw|fail|freez|"
+    r"break|leak|error|flicker|jitter|stall|die|time out|stutter|lag)\w* (?:\w+ )?anymore\b",
     r"(?:is|are) gone",
     r"finished overnight",
     r"(?:has|have) been (?:fixed|merged|"
@@ -563,6 +593,11 @@ DONE_STATE = _lexicon(
     r"\bdone\b(?!\s+(?:by|before|until))",
     r"(?:is|are) (?:now )?in(?:\.?$|\s+and\b)",
     r"went in as",
+    # A state reached: "root MFA is on now", "the billing consumer is already on Avro",
+    # "the old keys are deactivated as of now".
+    r"(?:is|are) (?:now )?(?:on|off|live|enabled|disabled|in place) now\b(?! and then)",
+    r"(?:is|are) already on (?:v?\d|[a-z])",
+    r"(?:is|are) (?:\w+ )?[a-z]{3,}ed as of (?:now|today|this|an? |yesterday|\d)",
     r"'s on the cluster",
     r"(?:is|are) on the \w+ now",
     r"is registered",
@@ -634,8 +669,9 @@ DEFERRAL = _lexicon(
     r"\b(?:not happening|isn't happening|not) before (?:august|september|october|november|"
     r"december|january|february|"
     r"march|april|may|june|july)\b",
-    r"\b(?:on|by) (?:monday|tuesday|wednesday|thursday|"
+    r"\b(?:on|by|before) (?:monday|tuesday|wednesday|thursday|"
     r"friday)\b",
+    r"\b(?:by|before) (?:the )?end of (?:the )?(?:day|week|month|sprint|quarter)\b",
     r"\bstill needs?\b",
     r"\bstill have to\b",
     r"\b(?:postpone[sd]?|postponing|deferr?(?:ed|ing)?|parked|on hold|de-?prioriti[sz]ed|punt(?:ed|ing)?)\b",
@@ -644,7 +680,8 @@ DEFERRAL = _lexicon(
     r"\bthis afternoon\b",
     r"\bin discovery\b",
     r"\bopen question\b",
-    r"\bstill (?:to do|todo|open)\b",
+    # Not "still open between Retrofit and Ktor": a choice left open, not work.
+    r"\bstill (?:to do|todo|open(?! between\b))\b",
     r"\b(?:is|are) (?:also )?the next (?:step|thing|job)\b",
     r"\b(?:is|are) (?:planned|scheduled) for\b",
     r"\b(?:is|are) for after\b",
@@ -680,9 +717,17 @@ PENDING = _lexicon(
 PENDING_CASED = Guarded(
     re.compile(
         r"\b(?:is|'s) on [A-Z][a-z]+\.?$|"
-        r"^[A-Z][a-z]+ is (?!going\b|seeing\b|getting\b|having\b|saying\b|asking\b)[a-z]+ing\b"
+        # "Mei is scheduling it", "Grace in my team is handling the recovery", "Elif, our
+        # counsel, is reviewing the DPA", "the labelling vendor is re-checking the images".
+        r"^(?:[A-Z][a-z]+|[Tt]he [a-z]+ (?:vendor|team|agency|contractor|consultant|designer))"
+        r"(?: (?:in|from|on) (?:my|our|the) \w+|, [^,]{3,40},)? is "
+        r"(?!going\b|seeing\b|getting\b|having\b|saying\b|asking\b)[a-z][a-z-]+ing\b|"
+        # "he's handling its updates", "she's writing the FAQ".
+        r"^(?:he|she)(?:'s| is) (?!going\b|seeing\b|getting\b|having\b|saying\b|asking\b|"
+        r"complaining\b|wondering\b|using\b|expecting\b|hoping\b|waiting\b|right\b|"
+        r"thinking\b|talking\b|coming\b)[a-z]+ing\b"
     ),
-    ("s on ", " is "),
+    ("s on ", " is ", "he's"),  # "he is"/"she is" hold " is "; "she's" holds "he's"
 )
 
 IN_PROGRESS = re.compile(
@@ -698,6 +743,7 @@ ERROR = _lexicon(
     r"crash(?:es|ed|ing)?\b",
     r"broke(?:n)?\b",
     r"breaks\b",
+    r"break(?<!a break)(?<!the break)(?<!coffee break)(?<!lunch break) (?:when|whenever|if|on|after)\b",
     r"blows? up\b",
     r"blew up\b",
     r"fell (?:\w+ )?(?:over|behind)\b",
@@ -716,6 +762,8 @@ ERROR = _lexicon(
     r"(?:isn't|aren't|is not|are not|not) working\b",
     r"stopped working\b",
     r"keeps? (?:returning|failing|crashing|timing out|reporting|throwing|dropping|hanging)\b",
+    r"(?:keeps?|kept) (?:restarting|rebooting|disconnecting|freezing|erroring|stalling)\b",
+    r"kept (?:returning|failing|crashing|timing out|throwing|dropping|hanging)\b",
     r"returns? (?:a )?[45]\d\d\b",
     r"throws?\b",
     r"threw\b",
@@ -803,6 +851,19 @@ ERROR = _lexicon(
     r"never (?:runs|fires|starts|arrives|finishes|loads|syncs|gets)\b",
     r"(?:couldn't|can't|cannot) keep up\b",
     r"(?:unreadable|unusable|out of date)\b",
+    # Duplicated data: "partner_sales has duplicate rows", "the job created duplicate invoices".
+    r"(?:has|have|had|got|getting|creat(?:es|ed|ing)|produc(?:es|ed|ing)|writ(?:es|ing)|wrote) "
+    r"(?:\w+ )?duplicate (?:rows|records|entries|events|emails|charges|orders|invoices|payments|"
+    r"messages|tickets|jobs|users|accounts)\b",
+    # Getting worse: "the scheduler loop got noticeably slower", "latency is getting worse".
+    r"(?:got|gets|getting|became|has become) (?:\w+ )?(?:slower|worse)\b",
+    # Waiting forever: "unrelated DAGs just sit in queued", "builds sitting in pending".
+    r"(?:sit|sits|sitting|sat) (?:in|at) (?:the )?(?:queued?|pending|scheduled)\b",
+    # Collapse: "the return falls off a cliff", "it still collapsed, just later".
+    r"(?:fall|falls|fell|falling) off a cliff\b",
+    r"collaps(?:es|ed|ing)\b(?! (?:the|into|them|it|all|both|those|these|a|an|every|each)\b)",
+    # Motion that is off: "the player jitters when the camera follows", "scrolling stutters".
+    r"(?:jitter|stutter)(?:s|ing|y)\b",
 )
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".
@@ -825,13 +886,13 @@ ERROR_META = Guarded(
         r"returns? [45]\d\d\b.*\b(?:now|again|instead)\b|no longer|not anymore|"
         r"(?:don't|do not|didn't) want to|in case|to avoid|to prevent|without (?:it|this|that)|"
         r"(?:incident|issue|bug|problem|outage) is (?:now )?(?:closed|resolved|fixed|gone|over)|"
-        r"without (?:errors?|fail\w*)|zero errors?|errors? (?:are|is) (?:now )?(?:handled|caught|"
+        r"without (?:errors?|fail\w*|collaps\w*|crash\w*)|zero errors?|nobody (?:dies|died|will die)|(?:doesn't|does not|don't|won't|isn't|aren't|didn't) (?:\w+ )?(?:hang|crash|throw|fail|freez|break|leak|error|flicker|jitter|stall|die|time out|stutter|lag)\w* (?:\w+ )?anymore|errors? (?:are|is) (?:now )?(?:handled|caught|"
         r"logged)|if (?:it|this|that|the \w+) fails)\b",
     ),
     # A word of each branch above, in order (lower-case, like the text the pattern reads).
     (
         "error|duplicate|failure|crash|hang on|bother|not|problem|risk|issue|concern|return|"
-        "no longer|want to|in case|avoid|prevent|without|incident|bug|outage|fails"
+        "no longer|want to|in case|avoid|prevent|without|incident|bug|outage|fails|nobody|anymore"
     ).split("|"),
 )
 

@@ -117,6 +117,16 @@ _PAST = (
     "escalated|paged|cancelled|deleted|uploaded|tested|shipped|installed"
 )
 
+# Any other past-tense verb with its object opens a coordinated report too ("..., bumped the
+# provider to 4.9.1 and flipped the sensors"); not a participle of state ("based on the").
+_DID_OBJECT = (
+    r"(?!(?:based|used|supposed|interested|confused|tired|concerned|worried|excited|annoyed|"
+    r"surprised|scared|related|attached|limited|allowed|required|named|called|needed|wanted|"
+    r"planned|expected|assumed|compared|seemed|indeed|speed|proceed|succeed|exceed)\b)"
+    r"(?:[a-z]{3,}ed|sent|made|wrote|built|put|took|cut|gave|got|ran|reran)\s+(?:the|a|an|my|our|"
+    r"all|both|it|them|this|that|those|these|one|two|three|\d+)\b"
+)
+
 # Clause boundaries: semicolons, dashes, and a comma or "and" that opens a new subject or a
 # connective. A plain comma inside a noun phrase list is not a boundary. The branches are grouped
 # by the character they open with (a space, ';', ',' or ':'), so that the regex engine rejects a
@@ -128,8 +138,13 @@ _CLAUSE_BREAK_PATTERN = re.compile(
     r"|and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now|so|there's|this)\b)"
     r"|but\s+"
     r"|and\s+(?=(?:\w+\s+){1,2}(?:crashed|failed|broke|hung|threw|died|stopped)\b)"
-    r"|and\s+(?=(?:" + _PAST + r")\b))"
+    # ... and in the present, after a subject of two or three words: "and every event fails".
+    r"|and\s+(?=(?:\w+\s+){2,3}(?:also\s+|still\s+)?(?:fails|crashes|breaks|hangs|freezes|dies|"
+    r"throws|times out)\b)"
+    r"|and\s+(?=(?:" + _PAST + r")\b)"
+    r"|and\s+(?=" + _DID_OBJECT + r"))"
     r"|,\s+(?:(?=(?:" + _PAST + r")\s)"
+    r"|(?=" + _DID_OBJECT + r")"
     r"|(?=(?:so|but|then|and|which|although|though|while|whereas|plus|yet|because|since"
     r"|turns out|it turns out"
     r"|I|I'm|I've|I'll|I'd|we|we're|we've|we'll|it|it's|they|that's|this|there's|he|she"

@@ -154,7 +154,11 @@ def test_the_input_is_left_untouched():
 
 # --- properties over random transcripts with parallel tool calls --------------------------------
 
-TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
+# A text equal to one of our placeholders cannot be told from it by ``claude_said(ours=True)``:
+# Hypothesis draws such literals from the source, so they are left out of the drawn texts.
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30).filter(
+    lambda t: t not in PLACEHOLDERS and not t.startswith("[tokenmizer:")
+)
 IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
 THINK = {"type": "thinking", "thinking": "pondering"}
 SIZE = st.sampled_from([0, 30, 400, 700, 2500])

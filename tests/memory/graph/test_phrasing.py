@@ -1,0 +1,588 @@
+"""Common indirect phrasings, each with varied sentences it must catch and near-misses it must not.
+
+Every group is written from everyday phrasing across domains, not from one session's words.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.graph import extraction
+from memory.graph.extraction import extract
+from memory.graph.types import Candidate, NodeType, Turn
+
+
+@pytest.fixture(autouse=True)
+def strict_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(extraction, "STRICT", True)
+
+
+def _one(text: str, role: str = "user") -> list[Candidate]:
+    turns = [Turn(position=0, role="user", content="Let's get going."), Turn(1, role, text)]
+    return extract(turns)
+
+
+def _labels(text: str, node_type: NodeType, role: str = "user") -> list[str]:
+    return [c.label for c in _one(text, role) if c.type == node_type]
+
+
+# ----- "X and <subject> fails": a second clause stating a problem is split off ----------------
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "The webhook handler is in billing/views.py and every event fails verification.",
+            "every event fails verification",
+        ),
+        (
+            "It's rendered in the request process and the page freezes for ten seconds.",
+            "the page freezes for ten seconds",
+        ),
+        ("I added the index and the nightly import still fails on big files.", "fails on big"),
+        ("We moved the cluster to eu-west and the backup job dies after an hour.", "job dies"),
+    ],
+)
+def test_problem_coordinated_after_other_clause_is_its_own_error(text: str, problem: str) -> None:
+    errors = _labels(text, NodeType.ERROR)
+    assert any(problem in e for e in errors), errors
+    assert not any(problem in t for t in _labels(text, NodeType.TASK))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The login and signup fails on Safari.",  # one subject: a noun phrase, no second clause
+        "We rewrote the parser and the whole suite passes.",  # no failure in the second clause
+    ],
+)
+def test_noun_phrase_conjunction_is_not_split(text: str) -> None:
+    errors = _labels(text, NodeType.ERROR)
+    assert all(" and " in e for e in errors) or not errors, errors
+
+
+# ----- "X break(s) when ...": breaking under a condition --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The anchors in our docs site also break when a heading changes.",
+        "Deep links break after the app is backgrounded.",
+        "The invoice totals break if a line has no tax code.",
+    ],
+)
+def test_breaking_under_a_condition_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We take a break when the build runs.",
+        "Lunch break on Fridays is at noon.",
+    ],
+)
+def test_a_pause_is_not_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == []
+
+
+# ----- decisions stated as a route, a preference, a schedule or a way of running ---------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We'll take the CloudFront route, the auditors prefer it.",
+        "Going the serverless path for the thumbnail worker.",
+        "We went the managed-Postgres route for the ledger.",
+        "I'd rather go deferrable across the board.",
+        "We'd rather pay for the hosted runner than babysit one.",
+        "So scratch Sidekiq, we'll do Solid Queue on the existing Postgres.",
+        "The reminder goes out 24 hours before the due time.",
+        "The weekly digest goes out every Monday.",
+        "The db group goes last, one host at a time.",
+        "The registry runs as a container next to Connect.",
+        "The playbook runs from the Semaphore instance.",
+        "Training runs at imgsz 1280 with batch 6.",
+    ],
+)
+def test_indirect_choice_is_a_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll do the rollout tomorrow.",  # a piece of work, planned
+        "We'll do that after lunch.",
+        "That's how it runs as of tonight.",
+        "It runs at about 40% CPU on the small box.",  # a measurement
+        "The route handler is in api/routes.py.",
+        "The newsletter went out at 9am.",  # work done, not a standing schedule
+    ],
+)
+def test_near_misses_are_not_decisions(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+# ----- indirect supersession: "scratch X", "scrap X", "moved off X", "X is out" ----------------
+
+
+def _superseded(*messages: str) -> list[str]:
+    from memory.graph import pipeline
+    from memory.graph.types import Status
+
+    turns = []
+    for i, text in enumerate(messages):
+        turns.append(Turn(2 * i, "user", text))
+        turns.append(Turn(2 * i + 1, "assistant", "Noted."))
+    graph = pipeline.build_graph(turns)
+    return [
+        n.label
+        for n in graph.nodes.values()
+        if n.type == NodeType.DECISION and n.status == Status.SUPERSEDED
+    ]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "old"),
+    [
+        (
+            "We're going with Sidekiq for the background jobs.",
+            "Their Redis is a paid add-on, so scratch Sidekiq, we'll do Solid Queue for the jobs.",
+            "Sidekiq",
+        ),
+        (
+            "We're going with Jenkins for the CI pipeline.",
+            "We scrapped Jenkins, going with GitHub Actions for the CI pipeline instead.",
+            "Jenkins",
+        ),
+        (
+            "Decided: Heroku for hosting the API.",
+            "We moved off Heroku, going with Fly.io for hosting the API since it is cheaper.",
+            "Heroku",
+        ),
+    ],
+)
+def test_indirect_replacement_supersedes(first: str, second: str, old: str) -> None:
+    gone = _superseded(first, second)
+    assert any(old in label for label in gone), gone
+
+
+def test_rewriting_from_scratch_supersedes_nothing() -> None:
+    gone = _superseded(
+        "We're going with Postgres for the orders store.",
+        "I rewrote the importer from scratch, and we'll use Redis for the session cache.",
+    )
+    assert gone == []
+
+
+# ----- work done: coordinated past-tense reports, others' work, states reached -----------------
+
+
+def _done(text: str) -> list[str]:
+    from memory.graph.types import Status
+
+    return [c.label for c in _one(text) if c.type == NodeType.TASK and c.status == Status.COMPLETED]
+
+
+@pytest.mark.parametrize(
+    ("text", "pieces"),
+    [
+        (
+            "I added the triggerer service, bumped the provider to 4.9.1 and flipped the "
+            "seven sensors to deferrable.",
+            ["added the triggerer", "bumped the provider", "flipped the seven sensors"],
+        ),
+        (
+            "We recreated the topic, replayed the backlog and notified the two consumers.",
+            ["recreated the topic", "replayed the backlog", "notified the two consumers"],
+        ),
+        (
+            "I turned the zap off and sent one short apology to the early birds.",
+            ["turned the zap off", "sent one short apology"],
+        ),
+    ],
+)
+def test_each_coordinated_report_is_a_task(text: str, pieces: list[str]) -> None:
+    done = _done(text)
+    for piece in pieces:
+        assert any(piece in label for label in done), (piece, done)
+
+
+def test_state_participle_after_comma_does_not_split() -> None:
+    done = _done("I rewrote the importer, based on the old parser.")
+    assert len(done) == 1, done
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Finance signed off this morning.",
+        "Support confirmed the impact numbers this morning.",
+        "Sakura fixed the calculator this afternoon.",
+        "I drafted the scorecard this afternoon, four areas.",
+        "The data team ran it last week.",
+    ],
+)
+def test_work_reported_done_earlier_is_completed(text: str) -> None:
+    assert _done(text), text
+    assert _labels(text, NodeType.TASK) == _done(text)  # nothing left pending
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll review the draft this afternoon.",
+        "I still need to send the invoices this afternoon.",
+        "Legal wants to approve it this afternoon.",
+    ],
+)
+def test_work_planned_for_later_today_stays_pending(text: str) -> None:
+    assert _done(text) == [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Root MFA is on now.",
+        "The billing consumer is already on Avro.",
+        "The old CI keys are deactivated as of now.",
+        "The job ad is posted as of an hour ago.",
+    ],
+)
+def test_state_reached_is_completed(text: str) -> None:
+    assert _done(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is the flag on now?",
+        "I wonder if the flag is on now.",
+    ],
+)
+def test_state_near_misses_are_not_completed(text: str) -> None:
+    assert _done(text) == [], text
+
+
+# ----- work someone else is doing: pending, in their hands --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Grace in my team is handling the recovery with the vendor.",
+        "Elif, our outside counsel, is reviewing the DPA changes.",
+        "The labelling vendor is re-checking all 6,200 images.",
+        "Yeah Mei is scheduling the calibration session for next week.",
+        "Dario set up the runner, he's handling its updates.",
+    ],
+)
+def test_someone_else_doing_the_work_is_pending(text: str) -> None:
+    from memory.graph.types import Status
+
+    assert [c for c in _one(text) if c.type == NodeType.TASK and c.status != Status.COMPLETED], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "She's complaining about the latency again.",
+        "Marta is getting timeouts from the gateway.",
+        "He's using the old token.",
+    ],
+)
+def test_someone_else_experiencing_something_is_not_a_task(text: str) -> None:
+    assert _labels(text, NodeType.TASK) == [], text
+
+
+# ----- problems in everyday words: duplicates, getting worse, stuck in a queue, collapsing -------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The analysts say partner_sales has duplicate rows for the fourth of March.",
+        "The retry job created duplicate invoices for three customers.",
+        "The scheduler loop got noticeably slower after the change.",
+        "Checkout latency is getting worse every release.",
+        "Unrelated DAGs just sit in queued for an hour.",
+        "Builds are sitting in pending since the runner update.",
+        "The PPO runs climb to 3000 and then fall off a cliff.",
+        "I reran it and it still collapsed, just later.",
+        "The player jitters when the camera follows.",
+        "Scrolling stutters on older Android phones.",
+    ],
+)
+def test_everyday_problem_wording_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The dedupe step removes duplicate rows before the load.",
+        "The page got faster after the index.",
+        "We collapsed the two steps into one.",
+        "All three seeds went to 5M without collapsing.",
+        "Add jitter to the retry backoff.",
+    ],
+)
+def test_problem_wording_near_misses_are_not_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+
+
+# ----- a reason split off a decision is that decision's reason, not a decision of its own -------
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            "Decided: switch to adapter-node for show pages, because live seat counts must "
+            "be in the first render.",
+            "live seat counts",
+        ),
+        (
+            "So we're switching to a daily triage rotation, two people per day, since the "
+            "weekly pick burns people out.",
+            "weekly pick",
+        ),
+        (
+            "Decided: replace the spreadsheet with a small web page, since managers read the "
+            "report on their phones.",
+            "on their phones",
+        ),
+    ],
+)
+def test_split_off_reason_is_not_a_decision(text: str, reason: str) -> None:
+    decided = [c for c in _one(text) if c.type == NodeType.DECISION]
+    assert len(decided) == 1, [c.label for c in decided]
+    assert reason in decided[0].reason, decided[0].reason
+
+
+# ----- tentative picks and accepted options -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was thinking 10 participants.",
+        "Next: save system. Thinking JsonUtility to persistentDataPath, one file per slot.",
+        "We're thinking Postgres for the audit log.",
+        "One-shot mode, good call, I'll wire it tomorrow.",
+        "Weekly digest instead of daily, great idea.",
+    ],
+)
+def test_tentative_or_accepted_option_is_a_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm thinking about it.",
+        "I was thinking that we could split the job.",
+        "Good call on the retries.",
+        "We were thinking of you.",
+    ],
+)
+def test_thinking_and_praise_near_misses_are_not_decisions(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "old"),
+    [
+        (
+            "Decided: diary study over 3 weeks. I was thinking 10 participants.",
+            "With 30% drop-out, 10 is too few, so we're recruiting 16 instead.",
+            "10 participants",
+        ),
+        (
+            "We'll cap the upload at 50 MB for the free tier.",
+            "50 MB is too tight for video, so the cap is 200 MB instead.",
+            "50 MB",
+        ),
+    ],
+)
+def test_revision_naming_the_old_figure_supersedes_that_one(
+    first: str, second: str, old: str
+) -> None:
+    gone = _superseded(first, second)
+    assert any(old in label for label in gone), gone
+    assert len(gone) == 1, gone
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "old"),
+    [
+        (
+            "I'd like to keep 48 MHz so the SPI side can run at 12 MHz.",
+            "OK, dropping the PLL to 36 MHz instead, which gives timing a lot of slack.",
+            "48 MHz",
+        ),
+        (
+            "We'll keep the batch size at 64 for the fine-tune.",
+            "Dropping the batch size to 32 instead, the 24 GB card runs out of memory.",
+            "64",
+        ),
+    ],
+)
+def test_lowering_a_setting_supersedes_the_old_setting(first: str, second: str, old: str) -> None:
+    gone = _superseded(first, second)
+    assert any(old in label for label in gone), gone
+
+
+# ----- "X kept restarting", "X before Friday" ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The worker kept restarting every few minutes.",
+        "The payment webhook kept timing out overnight.",
+        "The Bluetooth link keeps disconnecting on older phones.",
+    ],
+)
+def test_repeated_failure_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The report has to ship before Friday.",
+        "The migration lands by the end of the sprint.",
+        "Legal review before Thursday.",
+    ],
+)
+def test_work_with_a_deadline_is_pending(text: str) -> None:
+    from memory.graph.types import Status
+
+    assert [c for c in _one(text) if c.type == NodeType.TASK and c.status == Status.PENDING], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have to say the new dashboard is nice.",
+        "Inference has to stay under 400 ms per photo.",  # a requirement, not a task
+    ],
+)
+def test_obligation_wording_alone_is_not_a_task(text: str) -> None:
+    assert _labels(text, NodeType.TASK) == [], text
+
+
+# ----- where an artifact lives: setup in the opening message, work done later ------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The webhook endpoint is in billing/views.py.",
+        "The playbook is in playbooks/patch.yml.",
+        "The draft is in docs/pricing/q3-proposal.md.",
+    ],
+)
+def test_artifact_location_in_opening_message_is_setup_not_work(text: str) -> None:
+    cands = extract([Turn(0, "user", text)])
+    assert [c.label for c in cands if c.type == NodeType.TASK] == []
+    assert [c for c in cands if c.type == NodeType.FILE]  # the file itself is still kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The two-stage version is in src/infer/pipeline.py.",
+        "The connector config is in migration/debezium/orders.json.",
+    ],
+)
+def test_artifact_location_later_in_session_reports_work(text: str) -> None:
+    turns = [
+        Turn(0, "user", "Let's get going."),
+        Turn(1, "assistant", "Sure."),
+        Turn(2, "user", text),
+    ]
+    assert [c for c in extract(turns) if c.type == NodeType.TASK], text
+
+
+# ----- a failure gone: "X doesn't hang anymore" is work done, not a new error -------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Checkout doesn't hang anymore.",
+        "The load test with 400 fake clients doesn't throw anymore.",
+        "The nightly export doesn't time out anymore.",
+        "The preview pane doesn't flicker anymore after the fix.",
+    ],
+)
+def test_failure_gone_is_completed_not_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+    assert _done(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The sticky header doesn't stick anymore.",  # working behaviour lost: a problem
+        "The sync doesn't run anymore since the upgrade.",
+    ],
+)
+def test_working_behaviour_lost_is_still_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+def test_idiom_nobody_dies_is_no_error() -> None:
+    assert _labels("Dark mode can wait, nobody dies without dark mode.", NodeType.ERROR) == []
+
+
+def test_a_choice_still_open_between_options_is_not_a_task() -> None:
+    assert (
+        _labels("The client library is still open between Retrofit and Ktor.", NodeType.TASK) == []
+    )
+    assert _labels("The incentive is still open between Lea and finance.", NodeType.TASK) == []
+    assert _labels("The retention policy is still open.", NodeType.TASK)  # open work, no rivals
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dmitri already backfilled January and February on Friday.",
+        "I deployed the hotfix on Monday.",
+        "Priya confirmed the counts on Friday.",
+    ],
+)
+def test_work_done_on_a_past_weekday_is_completed(text: str) -> None:
+    assert _done(text), text
+    assert _labels(text, NodeType.TASK) == _done(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'll deploy the hotfix on Monday.", "The vendor still needs to sign on Friday."],
+)
+def test_work_for_a_coming_weekday_stays_pending(text: str) -> None:
+    assert _done(text) == [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "They fixed the mapping on Thursday.",
+        "She wrote the migration last night.",
+        "He deployed the patch to staging.",
+    ],
+)
+def test_a_person_named_by_pronoun_reports_work_done(text: str) -> None:
+    assert _done(text), text
+
+
+@pytest.mark.parametrize("text", ["It added 200 ms of latency.", "This changed the totals."])
+def test_a_thing_as_subject_reports_no_work(text: str) -> None:
+    assert _done(text) == [], text

@@ -13,10 +13,9 @@ import time
 from collections.abc import Iterable
 from dataclasses import replace
 
-from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Count, Max, Q, Sum
 
 from memory.graph import standing
 from memory.graph.types import NodeType, Status
@@ -201,16 +200,19 @@ def standing_knowledge(
     return standing.render(standing.facts(list(observations.values()), pairs), budget_tokens)
 
 
-# The project's most important standing candidates and its open conflicts, reused for
-# TOKENMIZER_STANDING_TTL_S: sessions opened within that moment read them once, and a project's
-# new facts reach its new sessions within it. After each exchange the proxy refreshes them ahead
-# of time (``refresh_standing``), so a busy project's new sessions do not wait for them.
+# The project's most important standing candidates and its open conflicts, read once per state of
+# its graphs (every graph change bumps its session's graph_version): sessions opened together read
+# them once. After each exchange the proxy re-reads them if the graphs moved (``refresh_standing``,
+# at most every REFRESH_EVERY_S), so a busy project's new sessions seldom wait for them.
 Base = tuple[dict[int, standing.Observation], list[tuple[int, int]]]
-_bases: dict[tuple[int, int | None], tuple[float, Base]] = {}
+_bases: dict[tuple, Base] = {}
+_refreshed: dict[int, float] = {}  # project id -> when this process last refreshed it
+REFRESH_EVERY_S = 1.0
 
 
 def forget_standing() -> None:
     _bases.clear()
+    _refreshed.clear()
 
 
 def _candidates(project: Project, exclude: int | None):
@@ -218,36 +220,34 @@ def _candidates(project: Project, exclude: int | None):
     return nodes.exclude(session_id=exclude) if exclude is not None else nodes
 
 
-def _age(project: Project, exclude: int | None) -> float:
-    hit = _bases.get((project.pk, exclude))
-    return float("inf") if hit is None else time.monotonic() - hit[0]
-
-
 def _standing_base(project: Project, exclude: int | None) -> Base:
-    if _age(project, exclude) < settings.TOKENMIZER_STANDING_TTL_S:
-        return _bases[(project.pk, exclude)][1]
-    return _read_base(project, exclude)
-
-
-def _read_base(project: Project, exclude: int | None) -> Base:
-    nodes = _candidates(project, exclude)
-    important = nodes.order_by("-importance", "-pk").values_list("pk", flat=True)
-    base = (
-        _observations(nodes, set(important[:STANDING_CANDIDATES])),
-        _conflicts(project, exclude),
-    )
-    if len(_bases) >= 256:
-        _bases.clear()
-    _bases[(project.pk, exclude)] = (time.monotonic(), base)
-    return base
+    # Sessions with a graph only: opening a new session does not move the state.
+    graphs = project.sessions.filter(graph_version__gt=0)
+    state = graphs.aggregate(n=Count("pk"), v=Sum("graph_version"), last=Max("pk"))
+    key = (project.pk, exclude, state["n"], state["v"], state["last"])
+    cached = _bases.get(key)
+    if cached is None:
+        nodes = _candidates(project, exclude)
+        important = nodes.order_by("-importance", "-pk").values_list("pk", flat=True)
+        cached = (
+            _observations(nodes, set(important[:STANDING_CANDIDATES])),
+            _conflicts(project, exclude),
+        )
+        if len(_bases) >= 256:
+            _bases.clear()
+        _bases[key] = cached
+    return cached
 
 
 def refresh_standing(project: Project) -> None:
-    """Re-read the project's standing candidates once they are half their TTL old, if this
-    process has read them (a project opening sessions here); else nothing."""
-    ttl = settings.TOKENMIZER_STANDING_TTL_S
-    if ttl > 0 and ttl / 2 <= _age(project, None) < float("inf"):
-        _read_base(project, None)
+    """Read the project's standing candidates for its graphs as they are now, ahead of its next
+    new session: only if this process has read them before, and at most every REFRESH_EVERY_S."""
+    now = time.monotonic()
+    if now - _refreshed.get(project.pk, float("-inf")) < REFRESH_EVERY_S:
+        return
+    if any(key[0] == project.pk for key in _bases):
+        _refreshed[project.pk] = now
+        _standing_base(project, None)
 
 
 def _observations(nodes, chosen: set[int]) -> dict[int, standing.Observation]:

@@ -243,6 +243,3 @@ TOKENMIZER_READ_TIMEOUT_S = float(env_str("TOKENMIZER_READ_TIMEOUT_S", "120"))
 # requests with the same key and session id. A key revoked or a project changed elsewhere takes
 # effect within this; 0 turns the reuse off.
 TOKENMIZER_ADMISSION_TTL_S = float(env_str("TOKENMIZER_ADMISSION_TTL_S", "1"))
-# How long a process reuses a project's standing knowledge candidates for new sessions' preambles:
-# what a session settles reaches new sessions within this; 0 reads them afresh every time.
-TOKENMIZER_STANDING_TTL_S = float(env_str("TOKENMIZER_STANDING_TTL_S", "10"))

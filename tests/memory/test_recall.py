@@ -230,47 +230,25 @@ def test_sessions_opened_together_read_the_project_once(
     billing, project, django_assert_num_queries
 ):
     first = recall.standing_knowledge(project, "qwxz", 400)
-    with django_assert_num_queries(1):  # the full-text ranking; no node read
+    with django_assert_num_queries(2):  # the graphs' state and the full-text ranking; no node read
         assert recall.standing_knowledge(project, "qwxz", 400) == first
 
 
+def test_what_a_session_settles_reaches_the_next_new_session(billing, project, alice):
+    recall.standing_knowledge(project, "qwxz", 400)  # matches nothing: importance alone chooses
+    Node.objects.filter(session__project=project).update(importance=0.1)
+    talk = [{"role": "user", "content": "Decided: archive paid invoices to Glacier after a year."}]
+    new_session(project, alice, "billing-3", talk)
+    assert "archive paid invoices to Glacier after a year" in recall.standing_knowledge(
+        project, "qwxz", 400
+    )
+
+
 @pytest.fixture
-def clock(monkeypatch, settings):
-    settings.TOKENMIZER_STANDING_TTL_S = 10.0
+def clock(monkeypatch):
     now = [1000.0]
     monkeypatch.setattr(recall.time, "monotonic", lambda: now[0])
     return now
-
-
-def test_a_relevant_new_fact_reaches_the_next_new_session_at_once(billing, project, alice, clock):
-    before = recall.standing_knowledge(project, "archive paid invoices", 400)
-    talk = [{"role": "user", "content": "Decided: archive paid invoices to Glacier after a year."}]
-    new_session(project, alice, "billing-3", talk)
-    after = recall.standing_knowledge(project, "archive paid invoices", 400)
-    assert "Glacier" not in before and "archive paid invoices to Glacier after a year" in after
-
-
-def test_the_projects_most_important_facts_are_reread_within_the_ttl(
-    billing, project, alice, clock
-):
-    recall.standing_knowledge(project, "qwxz", 400)  # matches nothing: importance alone chooses
-    talk = [{"role": "user", "content": "Decided: archive paid invoices to Glacier after a year."}]
-    Node.objects.filter(session__project=project).update(importance=0.1)
-    new_session(project, alice, "billing-3", talk)
-    clock[0] += 9.9
-    assert "Glacier" not in recall.standing_knowledge(project, "qwxz", 400)
-    clock[0] += 0.2
-    assert "Glacier after a year" in recall.standing_knowledge(project, "qwxz", 400)
-
-
-def test_a_ttl_of_zero_reads_the_project_afresh_every_time(billing, project, alice, settings):
-    settings.TOKENMIZER_STANDING_TTL_S = 0
-    recall.standing_knowledge(project, "archive paid invoices", 400)
-    talk = [{"role": "user", "content": "Decided: archive paid invoices to Glacier after a year."}]
-    new_session(project, alice, "billing-3", talk)
-    assert "Glacier after a year" in recall.standing_knowledge(
-        project, "archive paid invoices", 400
-    )
 
 
 def test_a_refresh_reads_the_project_ahead_of_the_next_new_session(
@@ -278,14 +256,16 @@ def test_a_refresh_reads_the_project_ahead_of_the_next_new_session(
 ):
     recall.refresh_standing(project)  # nothing read here yet: nothing to refresh
     recall.standing_knowledge(project, "qwxz", 400)
-    Node.objects.filter(session__project=project).update(importance=0.1)
     talk = [{"role": "user", "content": "Decided: archive paid invoices to Glacier."}]
     new_session(project, alice, "billing-3", talk)
-    clock[0] += 4.9
-    with django_assert_num_queries(0):  # still fresh
-        recall.refresh_standing(project)
-    clock[0] += 0.2
     recall.refresh_standing(project)
-    with django_assert_num_queries(1):  # the full-text ranking only: the candidates were refreshed
-        text = recall.standing_knowledge(project, "qwxz", 400)
-    assert "archive paid invoices to Glacier" in text
+    with django_assert_num_queries(2):  # the graphs' state and the ranking: nothing left to read
+        assert "archive paid invoices to Glacier" in recall.standing_knowledge(project, "qwxz", 400)
+    new_session(project, alice, "billing-4", [{"role": "user", "content": "Decided: bill in EUR."}])
+    clock[0] += 0.5
+    with django_assert_num_queries(0):  # refreshed a moment ago: not again yet
+        recall.refresh_standing(project)
+    clock[0] += 0.6
+    recall.refresh_standing(project)
+    with django_assert_num_queries(2):
+        assert "bill in EUR" in recall.standing_knowledge(project, "qwxz", 400)

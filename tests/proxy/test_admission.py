@@ -69,9 +69,9 @@ def test_a_refused_request_is_not_remembered(header, bob):
 
 def test_a_key_opening_a_new_session_is_not_read_again(header, django_assert_num_queries):
     sessions.admit(header, "shortener-1", MESSAGES)
-    # The session id across projects, the preamble's full-text ranking, and the new session (in
-    # a savepoint, so a concurrent request opening it too cannot break the transaction).
-    with django_assert_num_queries(5):
+    # The session id across projects, the preamble's graph state and full-text ranking, and the
+    # new session (in a savepoint, so a concurrent request opening it too cannot break anything).
+    with django_assert_num_queries(6):
         admitted = sessions.admit(header, "shortener-2", MESSAGES)
     assert admitted.session.external_id == "shortener-2"
 

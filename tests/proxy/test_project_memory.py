@@ -189,17 +189,15 @@ def test_a_changed_checkpoint_is_never_sent_upstream(client, upstream, project, 
 
 
 def test_each_exchange_refreshes_the_projects_standing_candidates_ahead_of_time(
-    project, alice, monkeypatch, settings, django_assert_num_queries
+    project, alice, django_assert_num_queries
 ):
-    settings.TOKENMIZER_STANDING_TTL_S = 10.0
-    now = [1000.0]
-    monkeypatch.setattr(recall.time, "monotonic", lambda: now[0])
     earlier = earlier_session(project, alice)
     recall.standing_knowledge(project, "qwxz", 400)
     key, _ = create_key(alice, project, "laptop")
-    now[0] += 6  # over half the TTL: the exchange's bookkeeping reads the candidates again
-    sessions.record_exchange(key, earlier.pk, EARLIER, None, model="echo", stream=False,
+    later = [*EARLIER, {"role": "user", "content": "Decided: archive paid invoices to Glacier."}]
+    record_messages(earlier, later)
+    graphs.extract_session(earlier.pk)  # the graph moves on, as the worker would move it
+    sessions.record_exchange(key, earlier.pk, later, None, model="echo", stream=False,
                              tokens_sent=1, tokens_forwarded=1, compacted=False, latency_ms=1.0)  # fmt: skip
-    now[0] += 6  # 12 s since the first read, 6 since the refresh
-    with django_assert_num_queries(1):  # the full-text ranking only
+    with django_assert_num_queries(2):  # the graphs' state and the ranking only
         recall.standing_knowledge(project, "qwxz", 400)

@@ -9,7 +9,6 @@ migration 0005 for the database it runs on.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -202,17 +201,14 @@ def standing_knowledge(
 
 # The project's most important standing candidates and its open conflicts, read once per state of
 # its graphs (every graph change bumps its session's graph_version): sessions opened together read
-# them once. After each exchange the proxy re-reads them if the graphs moved (``refresh_standing``,
-# at most every REFRESH_EVERY_S), so a busy project's new sessions seldom wait for them.
+# them once. After each exchange the proxy re-reads them if the graphs moved (``refresh_standing``),
+# so a busy project's new sessions seldom wait for them.
 Base = tuple[dict[int, standing.Observation], list[tuple[int, int]]]
 _bases: dict[tuple, Base] = {}
-_refreshed: dict[int, float] = {}  # project id -> when this process last refreshed it
-REFRESH_EVERY_S = 1.0
 
 
 def forget_standing() -> None:
     _bases.clear()
-    _refreshed.clear()
 
 
 def _candidates(project: Project, exclude: int | None):
@@ -241,12 +237,8 @@ def _standing_base(project: Project, exclude: int | None) -> Base:
 
 def refresh_standing(project: Project) -> None:
     """Read the project's standing candidates for its graphs as they are now, ahead of its next
-    new session: only if this process has read them before, and at most every REFRESH_EVERY_S."""
-    now = time.monotonic()
-    if now - _refreshed.get(project.pk, float("-inf")) < REFRESH_EVERY_S:
-        return
+    new session, if this process has read them before (a project opening sessions here)."""
     if any(key[0] == project.pk for key in _bases):
-        _refreshed[project.pk] = now
         _standing_base(project, None)
 
 

@@ -299,8 +299,8 @@ def record_exchange(
                 tasks.enqueue_extraction(session_pk)
                 if session.project.llm_extraction:
                     transaction.on_commit(lambda: llm_extract_session.delay(session_pk))
+                if session.project.memory_budget:  # after the extraction, for the next new session
+                    transaction.on_commit(lambda: recall.refresh_standing(session.project))
         RequestLog.objects.create(
             project_id=key.project_id, api_key=key, session_id=session_pk, **usage
         )
-    if session_pk is not None and key.project.memory_budget:
-        recall.refresh_standing(key.project)  # ahead of the project's next new session

@@ -189,7 +189,7 @@ def test_a_changed_checkpoint_is_never_sent_upstream(client, upstream, project, 
 
 
 def test_each_exchange_refreshes_the_projects_standing_candidates_ahead_of_time(
-    project, alice, django_assert_num_queries
+    project, alice, django_assert_num_queries, django_capture_on_commit_callbacks
 ):
     earlier = earlier_session(project, alice)
     recall.standing_knowledge(project, "qwxz", 400)
@@ -197,7 +197,10 @@ def test_each_exchange_refreshes_the_projects_standing_candidates_ahead_of_time(
     later = [*EARLIER, {"role": "user", "content": "Decided: archive paid invoices to Glacier."}]
     record_messages(earlier, later)
     graphs.extract_session(earlier.pk)  # the graph moves on, as the worker would move it
-    sessions.record_exchange(key, earlier.pk, later, None, model="echo", stream=False,
-                             tokens_sent=1, tokens_forwarded=1, compacted=False, latency_ms=1.0)  # fmt: skip
+    with django_capture_on_commit_callbacks(
+        execute=True
+    ):  # the reply is new: once committed, a refresh
+        sessions.record_exchange(key, earlier.pk, later, {"role": "assistant", "content": "OK."}, model="echo", stream=False,
+                                 tokens_sent=1, tokens_forwarded=1, compacted=False, latency_ms=1.0)  # fmt: skip
     with django_assert_num_queries(2):  # the graphs' state and the ranking only
         recall.standing_knowledge(project, "qwxz", 400)

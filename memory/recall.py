@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connection
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Q
 
 from memory.graph import standing
 from memory.graph.types import NodeType, Status
@@ -141,18 +141,19 @@ def search(project: Project, query: str, limit: int = 20) -> list[Node]:
 
 _STANDING_TYPES = (NodeType.DECISION, NodeType.GOAL, NodeType.ENVIRONMENT)
 _STANDING_FIELDS = (
-    "type", "key", "label", "status", "importance", "reason", "session_id", "recorded_at",
+    "pk", "type", "key", "label", "status", "importance", "reason", "session_id", "recorded_at",
     "last_seen_at", "retired_at", "extra",
 )  # fmt: skip
 
 
-def _moment(node: Node) -> float:
+def _moment(node) -> float:
     stamps = [t for t in (node.recorded_at, node.last_seen_at, node.retired_at) if t is not None]
     history = node.extra.get("history") or []
     return max([t.timestamp() for t in stamps] + [float(e[2]) for e in history if len(e) > 2])
 
 
-def _observation(node: Node, reason: str | None) -> standing.Observation:
+def _observation(node, reason: str | None) -> standing.Observation:
+    """``node``: a Node, or a row with its ``_STANDING_FIELDS``."""
     return standing.Observation(
         type=NodeType(node.type),
         label=node.label,
@@ -187,9 +188,15 @@ def standing_knowledge(
     relevance = dict(ranks(project, text, STANDING_CANDIDATES, exclude, _STANDING_TYPES))
     base, conflicts = _standing_base(project, exclude)
     missing = set(relevance) - base.keys()
-    found = {**base, **(_observations(_candidates(project, exclude), missing) if missing else {})}
+    if missing:
+        nodes = _candidates(project, exclude)
+        base = {
+            **base,
+            **_observations(nodes, set(nodes.filter(pk__in=missing).values_list("type", "key"))),
+        }
     observations = {
-        pk: replace(o, relevance=relevance.get(pk, 0.0)) for pk, o in sorted(found.items())
+        pk: replace(o, relevance=relevance[pk]) if pk in relevance else o
+        for pk, o in sorted(base.items())
     }
     pairs = [
         standing.Pair(observations[a], observations[b])
@@ -216,15 +223,25 @@ def _candidates(project: Project, exclude: int | None):
     return nodes.exclude(session_id=exclude) if exclude is not None else nodes
 
 
+def _graphs_state(project: Project) -> tuple:
+    """(count, summed graph versions, last id) of the project's sessions that have a graph:
+    opening a new session does not move it. Plain SQL: it runs for every new session, and the
+    ORM takes longer to compile this aggregate than the database takes to answer it."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COUNT(*), SUM(graph_version), MAX(id) FROM {Session._meta.db_table} "
+            "WHERE project_id = %s AND graph_version > 0",
+            [project.pk],
+        )
+        return cursor.fetchone()
+
+
 def _standing_base(project: Project, exclude: int | None) -> Base:
-    # Sessions with a graph only: opening a new session does not move the state.
-    graphs = project.sessions.filter(graph_version__gt=0)
-    state = graphs.aggregate(n=Count("pk"), v=Sum("graph_version"), last=Max("pk"))
-    key = (project.pk, exclude, state["n"], state["v"], state["last"])
+    key = (project.pk, exclude, *_graphs_state(project))
     cached = _bases.get(key)
     if cached is None:
         nodes = _candidates(project, exclude)
-        important = nodes.order_by("-importance", "-pk").values_list("pk", flat=True)
+        important = nodes.order_by("-importance", "-pk").values_list("type", "key")
         cached = (
             _observations(nodes, set(important[:STANDING_CANDIDATES])),
             _conflicts(project, exclude),
@@ -242,13 +259,15 @@ def refresh_standing(project: Project) -> None:
         _standing_base(project, None)
 
 
-def _observations(nodes, chosen: set[int]) -> dict[int, standing.Observation]:
-    """The chosen nodes with every other sighting of their labels (a later session's word on a
-    label decides it), as observations without relevance."""
-    labels = set(nodes.filter(pk__in=chosen).values_list("type", "key"))
+def _observations(nodes, labels: set[tuple[str, str]]) -> dict[int, standing.Observation]:
+    """Every sighting of the labels (type, normalized label) among ``nodes`` (a later session's
+    word on a label decides it), as observations without relevance. Rows, not model instances:
+    a project's new sessions wait for this read when its graphs have just moved."""
     keys = {key for _, key in labels}
     rows = [
-        n for n in nodes.filter(key__in=keys).only(*_STANDING_FIELDS) if (n.type, n.key) in labels
+        n
+        for n in nodes.filter(key__in=keys).values_list(*_STANDING_FIELDS, named=True)
+        if (n.type, n.key) in labels
     ]
     wrong = _invalidation_reasons({n.session_id for n in rows if n.status == Status.INVALIDATED})
     return {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -157,13 +158,12 @@ def render(items: Iterable[Fact], budget: int, encoding: str = tokens.DEFAULT_EN
     when the budget is 0 or nothing is known. The same facts always give the same bytes."""
     if budget <= 0:
         return ""
-    count = LineCounter(tokens.get_encoding(encoding))
-    used, opened, chosen = count(HEADER), set(), []
+    used, opened, chosen = _tokens(HEADER, encoding), set(), []
     for fact in _ranked(items):
-        line = shorten(count, redact(_MARK + fact.text), LINE_CAP, len(_MARK))
+        line, cost = _line(fact.text, encoding)
         if line is None:
             continue
-        cost = 1 + count(line) + (0 if fact.kind in opened else 1 + count(SECTIONS[fact.kind]))
+        cost += 1 + (0 if fact.kind in opened else 1 + _tokens(SECTIONS[fact.kind], encoding))
         if used + cost <= budget:
             used += cost
             opened.add(fact.kind)
@@ -172,10 +172,25 @@ def render(items: Iterable[Fact], budget: int, encoding: str = tokens.DEFAULT_EN
         text = _assemble(chosen)
         if find_secrets(text):
             text = redact(text)
-        if len(count.enc.encode_ordinary(text)) <= budget:
+        if _tokens(text, encoding) <= budget:
             return text
         chosen.pop()  # the line that mattered least
     return ""
+
+
+# A project's new sessions render mostly the same facts: each line is redacted, shortened and
+# counted once per process, not once per session.
+@functools.lru_cache(maxsize=8192)
+def _line(text: str, encoding: str) -> tuple[str | None, int]:
+    """A fact's line (redacted, at most LINE_CAP tokens; None if it cannot be cut) and its tokens."""
+    count = LineCounter(tokens.get_encoding(encoding))
+    line = shorten(count, redact(_MARK + text), LINE_CAP, len(_MARK))
+    return line, 0 if line is None else count(line)
+
+
+@functools.lru_cache(maxsize=1024)
+def _tokens(text: str, encoding: str) -> int:
+    return len(tokens.get_encoding(encoding).encode_ordinary(text))
 
 
 def _assemble(chosen: Sequence[tuple[str, str]]) -> str:

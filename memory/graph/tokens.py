@@ -9,7 +9,7 @@ import json
 import threading
 import types
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -239,6 +239,38 @@ def count_message(message: Mapping[str, Any], model: str | None = None) -> int:
     return total
 
 
-def count_messages(messages: Iterable[Mapping[str, Any]], model: str | None = None) -> int:
-    """Prompt tokens of a whole chat request: every message plus the reply priming."""
-    return sum(count_message(m, model) for m in messages) + REPLY_PRIMING
+def count_messages(
+    messages: Iterable[Mapping[str, Any]],
+    model: str | None = None,
+    conversation: Hashable | None = None,
+) -> int:
+    """Prompt tokens of a whole chat request: every message plus the reply priming.
+
+    With ``conversation`` (a key naming the client's conversation), the messages this request
+    shares with that conversation's previous one, from the start, reuse its counts: a client
+    resends its whole history every time, and comparing two messages costs far less than hashing
+    one to find its count.
+    """
+    if conversation is None:
+        return sum(count_message(m, model) for m in messages) + REPLY_PRIMING
+    name = encoding_name_for(model)
+    with _message_cache_lock:
+        previous = _conversations.get((name, conversation), ((), ()))
+    seen, known = previous
+    counts, shared = [], True
+    for i, message in enumerate(messages):
+        shared = shared and i < len(seen) and seen[i] == message
+        counts.append(known[i] if shared else count_message(message, model))
+    # Copies: a caller replacing a message's fields afterwards cannot make a count wrong.
+    remembered = (tuple(dict(m) for m in messages), tuple(counts))
+    with _message_cache_lock:
+        _conversations[(name, conversation)] = remembered
+        _conversations.move_to_end((name, conversation))
+        if len(_conversations) > _CONVERSATIONS:
+            _conversations.popitem(last=False)
+    return sum(counts) + REPLY_PRIMING
+
+
+# The last request of each recent conversation (its messages and their counts), least recent first.
+_conversations: OrderedDict[tuple[str, Hashable], tuple[tuple, tuple]] = OrderedDict()
+_CONVERSATIONS = 256

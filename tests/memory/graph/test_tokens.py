@@ -154,3 +154,45 @@ def test_content_hash_is_stable_and_ignores_unrelated_fields():
     assert tokens.content_hash(a) == tokens.content_hash(b)
     assert tokens.content_hash(a) != tokens.content_hash({"role": "assistant", "content": "hi"})
     assert len(tokens.content_hash(a)) == 64
+
+
+def test_a_conversations_next_request_counts_as_if_counted_afresh():
+    first = [
+        {"role": "system", "content": "You review pull requests."},
+        {"role": "user", "content": "Look at src/app.py please."},
+    ]
+    reply = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "read", "arguments": '{"p": "src/app.py"}'}}
+    ]}  # fmt: skip
+    result = {"role": "tool", "tool_call_id": "c1", "content": "def main():\n    return 1\n" * 40}
+    grown = [*first, reply, result]
+    edited = [first[0], {"role": "user", "content": "Look at src/cli.py instead."}, reply, result]
+    for request in (first, grown, edited, grown[:2], [], grown):
+        for model in ("gpt-4o", "gpt-4"):  # two encodings: each keeps its own counts
+            assert tokens.count_messages(request, model, "conv-1") == tokens.count_messages(
+                request, model
+            )
+
+
+def test_a_message_changed_after_counting_does_not_lend_its_old_count():
+    messages = [{"role": "user", "content": "short"}]
+    tokens.count_messages(messages, "gpt-4o", "conv-2")
+    messages[0]["content"] = "a much longer message than the one counted before, by far"
+    assert tokens.count_messages(messages, "gpt-4o", "conv-2") == tokens.count_messages(
+        messages, "gpt-4o"
+    )
+
+
+def test_the_shared_start_of_a_conversation_is_not_counted_again(monkeypatch):
+    history = [{"role": "user", "content": f"message {i}"} for i in range(5)]
+    before = tokens.count_messages(history, "gpt-4o", "conv-3")
+    counted = []
+    real = tokens.count_message
+    monkeypatch.setattr(
+        tokens, "count_message", lambda m, model: counted.append(m) or real(m, model)
+    )
+    after = tokens.count_messages(
+        [*history, {"role": "user", "content": "new"}], "gpt-4o", "conv-3"
+    )
+    assert counted == [{"role": "user", "content": "new"}]
+    assert after == before + real({"role": "user", "content": "new"}, "gpt-4o")

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from memory.graph import tokens
+from memory.models import Session
 from proxy import keys, limits, relay, sessions
 from proxy.errors import ProxyError
 from proxy.models import ApiKey
@@ -101,7 +102,7 @@ class Exchange:
     tokens_sent: int
     forward: list[dict]
     tokens_forwarded: int
-    session_pk: int | None = None
+    session: Session | None = None
     compacted: bool = False
 
 
@@ -125,7 +126,7 @@ async def _read_request(scope, receive) -> tuple[sessions.Admitted, ChatRequest]
 async def _through_session(exchange: Exchange, session) -> None:
     """Session requests: loop guard, redaction for the upstream, compaction over the threshold."""
     request, project = exchange.request, exchange.key.project
-    exchange.session_pk = session.pk
+    exchange.session = session
     if sessions.tool_rounds(request.messages) > project.max_tool_rounds:
         raise ProxyError(
             400,
@@ -143,7 +144,7 @@ async def _through_session(exchange: Exchange, session) -> None:
         exchange.tokens_forwarded += tokens.count_message(preamble, request.model)
     if exchange.tokens_forwarded > session.mecw * project.compaction_ratio:
         plan = await db(sessions.compact_for_session)(
-            session.pk, request.messages, exchange.forward, request.model, preamble_at
+            session, request.messages, exchange.forward, request.model, preamble_at
         )
         exchange.forward, exchange.compacted = plan.messages, True
         exchange.tokens_forwarded = plan.tokens_out
@@ -212,17 +213,19 @@ async def chat_completions(scope, receive, send, request_id: str) -> None:
     started = time.perf_counter()
     admitted, request = await _read_request(scope, receive)
     key = admitted.key
-    tokens_sent = tokens.count_messages(request.messages, request.model)
+    conversation = (key.pk, request.session_id)  # a key's passthrough requests share one
+    tokens_sent = tokens.count_messages(request.messages, request.model, conversation)
     exchange = Exchange(key, request, tokens_sent, request.messages, tokens_sent)
     if admitted.session is not None:
         await _through_session(exchange, admitted.session)
     _check_rate(exchange)
     outcome = await _relay(exchange, admitted.upstreams, receive, send, started, request_id)
     ok = outcome is not None and outcome.status == 200 and not outcome.error
+    sessions.exchange_waiting(exchange.session)
     try:  # after the response: the client is not kept waiting for the bookkeeping
         await db(sessions.record_exchange, _AFTERWARDS)(
             key,
-            exchange.session_pk,
+            exchange.session,
             request.messages,
             outcome.reply if ok else None,
             **_usage(exchange, outcome, started),

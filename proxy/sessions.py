@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,7 +66,10 @@ def admit(
 ) -> Admitted:
     """Everything a request needs from the database before it goes upstream, in one call:
     the key (401 otherwise), the project's upstreams, and the session (404 if not the key's).
-    ``messages`` (the request's) are read only when the session is new, for its preamble."""
+    ``messages`` (the request's) are read only when the session is new, for its preamble.
+
+    A new session comes back unsaved (no pk), its preamble chosen, and is remembered as such:
+    the bookkeeping after the response stores it (``stored``), off the request's path."""
     keyed = admitted_recently(authorization, None)
     if keyed is None:
         key = keys.authenticate(authorization)
@@ -97,32 +102,47 @@ def project_preamble(project, messages: list[dict[str, Any]] | None) -> str:
 def open_session(
     key: ApiKey, external_id: str, messages: list[dict[str, Any]] | None = None
 ) -> Session:
-    """The key's session of that id, created on first use; 404 if it is another user's or project's."""
+    """The key's session of that id, or a new one (unsaved) with its preamble; 404 if the id is
+    another user's or another project's session."""
     # One read finds the id in every project: another project's session of that id is not ours
-    # to see, and not a new one to open either.
-    found = list(Session.objects.filter(external_id=external_id).order_by()[:2])
+    # to see, and not a new one to open either. Plain SQL, as every new session runs it: the ORM
+    # takes longer to compile the query than the database to answer it.
+    found = list(
+        Session.objects.raw(
+            f"SELECT * FROM {Session._meta.db_table} WHERE external_id = %s LIMIT 2", [external_id]
+        )
+    )
     session = next((s for s in found if s.project_id == key.project_id), None)
     if session is None:
         if found:
             raise _no_session(external_id)
-        session = _create_session(key, external_id, project_preamble(key.project, messages))
+        return Session(
+            project=key.project,
+            external_id=external_id,
+            user=key.user,
+            mecw=key.project.mecw,
+            preamble=project_preamble(key.project, messages),
+        )
     if session.user_id != key.user_id:
         raise _no_session(external_id)
     return session
 
 
-def _create_session(key: ApiKey, external_id: str, preamble: str) -> Session:
-    try:
-        with transaction.atomic():
-            return Session.objects.create(
-                project=key.project,
-                external_id=external_id,
-                user=key.user,
-                mecw=key.project.mecw,
-                preamble=preamble,
-            )
-    except IntegrityError:  # opened by a concurrent request of the same conversation
-        return Session.objects.get(project=key.project, external_id=external_id)
+_storing = threading.Lock()
+
+
+def stored(session: Session) -> Session:
+    """The session, inserted if it is new. A concurrent request of the conversation (in this
+    process or another) may have stored it first: this object then takes that row's id."""
+    with _storing:  # the requests of one new conversation, in this process, store it once
+        if session.pk is None:
+            try:
+                with transaction.atomic():
+                    session.save(force_insert=True)
+            except IntegrityError:
+                row = Session.objects.get(project=session.project, external_id=session.external_id)
+                session.pk, session._state.adding = row.pk, False
+    return session
 
 
 def _no_session(external_id: str) -> ProxyError:
@@ -202,7 +222,7 @@ def resume_tier(mecw: int) -> str:
 
 
 def compact_for_session(
-    session_pk: int,
+    session: Session,
     messages: list[dict[str, Any]],
     forward: list[dict[str, Any]],
     model: str,
@@ -219,7 +239,9 @@ def compact_for_session(
     ``preamble_at`` is where ``forward`` carries the session's preamble (counted like any system
     message, never dropped); if even the newest turn cannot fit beside it, it is left out rather
     than fail the request. A checkpoint whose content was changed is refused: truncation then.
+    A new session is stored first.
     """
+    session_pk = stored(session).pk
     session = Session.objects.select_related("project").get(pk=session_pk)
     budget, ratio = session.mecw, session.project.compaction_ratio
 
@@ -242,18 +264,18 @@ def compact_for_session(
         _remember_cut(session, plan, latest)
         return plan
     except compaction.TooLarge as error:
-        return _without_preamble(error, session_pk, messages, forward, model, preamble_at)
+        return _without_preamble(error, session, messages, forward, model, preamble_at)
     except Exception:
         log.exception("compaction failed for session %s; falling back to truncation", session_pk)
     try:
         return compaction.truncate(forward, budget=budget, threshold=ratio, model=model)
     except compaction.TooLarge as error:
-        return _without_preamble(error, session_pk, messages, forward, model, preamble_at)
+        return _without_preamble(error, session, messages, forward, model, preamble_at)
 
 
 def _without_preamble(
     error: compaction.TooLarge,
-    session_pk: int,
+    session: Session,
     messages: list,
     forward: list,
     model: str,
@@ -263,10 +285,10 @@ def _without_preamble(
     if preamble_at is None:
         raise _too_large(error) from None
     log.warning(
-        "session %s: the preamble left no room for the newest turn; sent without", session_pk
+        "session %s: the preamble left no room for the newest turn; sent without", session.pk
     )
     rest = forward[:preamble_at] + forward[preamble_at + 1 :]
-    return compact_for_session(session_pk, messages, rest, model)
+    return compact_for_session(session, messages, rest, model)
 
 
 def _remember_cut(session: Session, plan: compaction.Plan, checkpoint) -> None:
@@ -280,27 +302,79 @@ def _too_large(error: compaction.TooLarge) -> ProxyError:
     return ProxyError(400, str(error), code="context_length_exceeded", param="messages")
 
 
+# Exchanges handed to the bookkeeping threads whose recording has not started yet, per session
+# (its project and id: a new one has no pk yet). When a server gets requests faster than it
+# records them, an exchange that committed while a later one of its session still waits to start
+# leaves the extraction to that one: it commits after, so its extraction reads both.
+_waiting: Counter[tuple[int, str]] = Counter()
+_owed: set[tuple[int, str]] = set()  # sessions whose extraction an exchange left to a later one
+_waiting_lock = threading.Lock()
+
+
+def _conversation(session: Session) -> tuple[int, str]:
+    return session.project_id, session.external_id
+
+
+def exchange_waiting(session: Session | None) -> None:
+    """Note that an exchange of the session is on its way to ``record_exchange``."""
+    if session is not None:
+        with _waiting_lock:
+            _waiting[_conversation(session)] += 1
+
+
+def _recording(session: Session) -> None:
+    conversation = _conversation(session)
+    with _waiting_lock:
+        if _waiting[conversation] > 1:
+            _waiting[conversation] -= 1
+        else:
+            _waiting.pop(conversation, None)
+
+
+def _extraction_due(session: Session, new: bool) -> bool:
+    """After a commit: extract now, unless a later exchange of the session waits to start (it
+    will, owing this one's extraction too)."""
+    conversation = _conversation(session)
+    with _waiting_lock:
+        if not new and conversation not in _owed:
+            return False
+        if _waiting[conversation]:
+            _owed.add(conversation)
+            return False
+        _owed.discard(conversation)
+        return True
+
+
 def record_exchange(
     key: ApiKey,
-    session_pk: int | None,
+    session: Session | None,
     messages: list[dict[str, Any]],
     reply: dict[str, Any] | None,
     **usage: Any,
 ) -> None:
-    """After the response: the new messages and the reply recorded once, extraction enqueued, usage kept."""
+    """After the response: a new session stored, the new messages and the reply recorded once,
+    extraction enqueued (or left to a later exchange of the session waiting to be recorded),
+    usage kept."""
+    if session is not None:
+        _recording(session)
+        session = Session.objects.select_related("project").get(pk=stored(session).pk)
     with transaction.atomic():
-        if session_pk is not None:
-            session = Session.objects.select_related("project").get(pk=session_pk)
+        if session is not None:
             history = messages + (
                 [reply] if reply and (reply.get("content") or reply.get("tool_calls")) else []
             )
             recorded = transcripts.record_messages(session, history, usage.get("model"))
-            if recorded.new:
-                tasks.enqueue_extraction(session_pk)
-                if session.project.llm_extraction:
-                    transaction.on_commit(lambda: llm_extract_session.delay(session_pk))
-                if session.project.memory_budget:  # after the extraction, for the next new session
-                    transaction.on_commit(lambda: recall.refresh_standing(session.project))
+            transaction.on_commit(lambda: _after_recording(session, bool(recorded.new)))
         RequestLog.objects.create(
-            project_id=key.project_id, api_key=key, session_id=session_pk, **usage
+            project_id=key.project_id, api_key=key, session_id=session and session.pk, **usage
         )
+
+
+def _after_recording(session: Session, new: bool) -> None:
+    if not _extraction_due(session, new):
+        return
+    tasks.enqueue_extraction(session.pk)
+    if session.project.llm_extraction:
+        llm_extract_session.delay(session.pk)
+    if session.project.memory_budget:  # after the extraction, for the next new session
+        recall.refresh_standing(session.project)

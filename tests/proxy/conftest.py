@@ -7,6 +7,7 @@ import time
 import openai
 import pytest
 import uvicorn
+from django.core.exceptions import ObjectDoesNotExist
 
 from proxy.keys import create_key
 from proxy.loopback import LoopbackServer
@@ -61,11 +62,15 @@ def client(proxy_url, api_key):
 
 
 def eventually(check, timeout: float = 5.0):
-    """Poll ``check`` until it returns something truthy: the proxy records an exchange after the
-    response has been sent, so a test reads the database a moment later."""
+    """Poll ``check`` until it returns something truthy: the proxy records an exchange (and
+    stores a new session) after the response has been sent, so a test reads the database a
+    moment later. A row not there yet counts as not yet."""
     deadline = time.monotonic() + timeout
     while True:
-        result = check()
+        try:
+            result = check()
+        except ObjectDoesNotExist:
+            result = None
         if result or time.monotonic() > deadline:
             return result
         time.sleep(0.02)

@@ -69,25 +69,32 @@ def test_a_refused_request_is_not_remembered(header, bob):
 
 def test_a_key_opening_a_new_session_is_not_read_again(header, django_assert_num_queries):
     sessions.admit(header, "shortener-1", MESSAGES)
-    # The session id across projects, the preamble's graph state and full-text ranking, and the
-    # new session (in a savepoint, so a concurrent request opening it too cannot break anything).
-    with django_assert_num_queries(6):
+    # The session id across projects, then the preamble's graph state and full-text ranking.
+    with django_assert_num_queries(3):
         admitted = sessions.admit(header, "shortener-2", MESSAGES)
     assert admitted.session.external_id == "shortener-2"
 
 
-def test_a_session_opened_concurrently_is_joined_not_duplicated(
-    header, alice, project, monkeypatch
-):
+def test_a_new_session_is_stored_after_the_response_and_the_next_request_finds_it(header):
     from memory.models import Session
 
-    def opened_meanwhile(project_, messages):  # another request of the conversation wins the race
-        Session.objects.create(
-            project=project, user=alice, external_id="shortener-1", preamble="theirs"
-        )
-        return "ours"
-
-    monkeypatch.setattr(sessions, "project_preamble", opened_meanwhile)
     admitted = sessions.admit(header, "shortener-1", MESSAGES)
-    assert admitted.session.preamble == "theirs"
+    assert admitted.session.pk is None and not Session.objects.exists()  # nothing on the way up
+    again = sessions.admitted_recently(header, "shortener-1")
+    assert again.session is admitted.session  # the conversation's next request: the same one
+    sessions.stored(again.session)
+    row = Session.objects.get(external_id="shortener-1")
+    assert admitted.session.pk == row.pk and row.preamble == admitted.session.preamble
+    sessions.stored(admitted.session)  # stored once, whoever asks again
+    assert Session.objects.count() == 1
+
+
+def test_a_session_stored_concurrently_is_joined_not_duplicated(header, alice, project):
+    from memory.models import Session
+
+    admitted = sessions.admit(header, "shortener-1", MESSAGES)
+    theirs = Session.objects.create(  # another server process stored the conversation first
+        project=project, user=alice, external_id="shortener-1", preamble="theirs"
+    )
+    assert sessions.stored(admitted.session).pk == theirs.pk
     assert Session.objects.filter(external_id="shortener-1").count() == 1

@@ -60,7 +60,7 @@ def test_a_session_records_the_turns_and_the_reassembled_reply(client, upstream)
         model="tools", messages=history, stream=True, extra_body={"session_id": "s-1"}
     )
     list(stream)
-    session = Session.objects.get(external_id="s-1")
+    session = eventually(lambda: Session.objects.get(external_id="s-1"))
     messages = eventually(lambda: list(session.messages.order_by("position")))
     assert [m.role for m in messages] == ["system", "user", "assistant"]
     assert len(messages[2].tool_calls) == 2
@@ -72,8 +72,8 @@ def test_replaying_a_conversation_does_not_duplicate_it(client):
         client.chat.completions.create(
             model="echo", messages=HELLO, extra_headers={"X-Session-Id": "s-2"}
         )
-    session = Session.objects.get(external_id="s-2")
     eventually(lambda: RequestLog.objects.count() == 3)
+    session = Session.objects.get(external_id="s-2")
     assert session.messages.filter(role="user").count() == 1
 
 
@@ -87,7 +87,7 @@ def test_the_graph_grows_from_a_conversation(client):
         {"role": "user", "content": "Good, continue."},
     ]
     client.chat.completions.create(model="echo", messages=turns, extra_body={"session_id": "s-3"})
-    session = Session.objects.get(external_id="s-3")
+    session = eventually(lambda: Session.objects.get(external_id="s-3"))
     eventually(lambda: session.nodes.filter(type="file").exists())
     assert session.nodes.filter(type="file", label="billing/models.py").exists()
     assert session.nodes.filter(type="decision", label__icontains="PostgreSQL").exists()

@@ -55,7 +55,8 @@ def test_a_new_session_receives_the_decisions_in_force_of_earlier_ones(
     assert "store invoices in PostgreSQL 16" in preamble["content"]
     assert "cache exchange rates in Memcached" in preamble["content"]
     assert "cache exchange rates in Redis" not in preamble["content"]  # superseded
-    assert Session.objects.get(external_id="billing-2").preamble == preamble["content"]
+    stored = eventually(lambda: Session.objects.get(external_id="billing-2"))
+    assert stored.preamble == preamble["content"]
 
 
 def test_an_invalidated_decision_reaches_a_new_session_only_as_a_warning(
@@ -82,7 +83,7 @@ def test_the_preamble_is_identical_on_every_request_and_never_recorded(
         history = [*history, {"role": "assistant", "content": reply},
                    {"role": "user", "content": f"Next step {n}: add refunds."}]  # fmt: skip
     assert seen[0] == seen[1] == seen[2]
-    session = Session.objects.get(external_id="billing-2")
+    session = eventually(lambda: Session.objects.get(external_id="billing-2"))
     stored = eventually(lambda: session.messages.count() == len(history) - 1 and session.messages)
     assert stored
     assert not session.messages.filter(content__startswith=standing.HEADER).exists()
@@ -108,7 +109,7 @@ def test_another_projects_session_never_receives_it(client, upstream, project, a
     )
     ask(other_client, "billing-2", [SYSTEM, FIRST_ASK])
     assert forwarded(upstream) == [SYSTEM, FIRST_ASK]
-    assert Session.objects.get(project=other).preamble == ""
+    assert eventually(lambda: Session.objects.get(project=other)).preamble == ""
 
 
 def test_the_memory_budget_is_respected_and_zero_turns_it_off(client, upstream, project, alice):
@@ -200,7 +201,7 @@ def test_each_exchange_refreshes_the_projects_standing_candidates_ahead_of_time(
     with django_capture_on_commit_callbacks(
         execute=True
     ):  # the reply is new: once committed, a refresh
-        sessions.record_exchange(key, earlier.pk, later, {"role": "assistant", "content": "OK."}, model="echo", stream=False,
+        sessions.record_exchange(key, earlier, later, {"role": "assistant", "content": "OK."}, model="echo", stream=False,
                                  tokens_sent=1, tokens_forwarded=1, compacted=False, latency_ms=1.0)  # fmt: skip
     with django_assert_num_queries(2):  # the graphs' state and the ranking only
         recall.standing_knowledge(project, "qwxz", 400)

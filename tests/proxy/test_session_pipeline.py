@@ -192,7 +192,56 @@ def test_a_compacted_request_carries_the_largest_resume_tier_its_mecw_affords(
             {"role": "user", "content": f"Decided: keep module_{n} pure. " + "Context. " * 200}
         )
         talk.append({"role": "assistant", "content": f"Completed: reviewed src/module_{n}.py."})
-    plan = sessions.compact_for_session(session.pk, talk, talk, "gpt-4o")
+    plan = sessions.compact_for_session(session, talk, talk, "gpt-4o")
     checkpoint = session.checkpoints.latest("sequence")
     assert plan.messages[1] == {"role": "system", "content": getattr(checkpoint, tier)}
     assert tokens.count_messages(plan.messages, "gpt-4o") <= mecw
+
+
+def _record(key, session, messages, reply):
+    from proxy import sessions
+
+    sessions.record_exchange(key, session, messages, reply, model="echo", stream=False,
+                             tokens_sent=1, tokens_forwarded=1, compacted=False, latency_ms=1.0)  # fmt: skip
+
+
+def test_an_exchange_with_a_later_one_waiting_leaves_the_extraction_to_it(
+    alice, project, django_capture_on_commit_callbacks
+):
+    """A server behind on its bookkeeping extracts once for two exchanges, and loses nothing."""
+    from proxy import sessions
+    from proxy.keys import create_key
+
+    key, _ = create_key(alice, project, "laptop")
+    session = Session.objects.create(project=project, user=alice, external_id="b-1")
+    first = [{"role": "user", "content": "Decided: use Redis for the job queue."}]
+    second = [*first, {"role": "assistant", "content": "OK."},
+              {"role": "user", "content": "Decided: deploy on Fly.io."}]  # fmt: skip
+    sessions.exchange_waiting(session)
+    sessions.exchange_waiting(session)  # the next request came before the first was recorded
+    with django_capture_on_commit_callbacks(execute=True):
+        _record(key, session, first, {"role": "assistant", "content": "OK."})
+    session.refresh_from_db()
+    assert session.messages.count() == 2 and not session.nodes.exists()  # recorded, not extracted
+    with django_capture_on_commit_callbacks(execute=True):
+        _record(key, session, second, {"role": "assistant", "content": "Noted."})
+    labels = set(session.nodes.filter(type="decision").values_list("label", flat=True))
+    assert {"use Redis for the job queue", "deploy on Fly.io"} <= labels
+
+
+def test_an_exchange_left_the_extraction_is_extracted_by_the_next_even_if_it_adds_nothing(
+    alice, project, django_capture_on_commit_callbacks
+):
+    from proxy import sessions
+    from proxy.keys import create_key
+
+    key, _ = create_key(alice, project, "laptop")
+    session = Session.objects.create(project=project, user=alice, external_id="b-2")
+    messages = [{"role": "user", "content": "Decided: use Redis for the job queue."}]
+    reply = {"role": "assistant", "content": "OK."}
+    sessions.exchange_waiting(session)
+    sessions.exchange_waiting(session)
+    with django_capture_on_commit_callbacks(execute=True):
+        _record(key, session, messages, reply)
+        _record(key, session, messages, reply)  # a retry of the same request: nothing new
+    assert session.nodes.filter(type="decision", label="use Redis for the job queue").exists()

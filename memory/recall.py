@@ -12,7 +12,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connection
 from django.db.models import Q
 
@@ -20,9 +19,8 @@ from memory.graph import standing
 from memory.graph.types import NodeType, Status
 from memory.models import DecisionTransition, Edge, Node, Project, Session
 
-PG_CONFIG = "english"
 FTS_TABLE = "memory_node_fts"
-# What the GIN index covers; SearchVector("label", "reason", "evidence_quote") compiles to it.
+# What the GIN index covers (what SearchVector("label", "reason", "evidence_quote") compiles to).
 PG_VECTOR_SQL = (
     "to_tsvector('english'::regconfig, COALESCE(label, '') || ' ' || COALESCE(reason, '') "
     "|| ' ' || COALESCE(evidence_quote, ''))"
@@ -83,27 +81,37 @@ def _sqlite_ranks(
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
+# The ranking weighs the label above the quote and the reason, as SearchRank over
+# SearchVector("label", weight="A") + SearchVector("evidence_quote", "reason", weight="B") does.
+_PG_WEIGHTED_SQL = (
+    "setweight(to_tsvector('english'::regconfig, COALESCE(label, '')), 'A') || "
+    "setweight(to_tsvector('english'::regconfig, "
+    "COALESCE(evidence_quote, '') || ' ' || COALESCE(reason, '')), 'B')"
+)
+
+
 def _postgres_ranks(
     project: Project, words: list[str], limit: int, exclude: int | None, types: tuple[str, ...]
 ) -> list[tuple[int, float]]:
-    # websearch_to_tsquery never raises on user text; the words are joined with its "or".
-    query = SearchQuery(" or ".join(words), search_type="websearch", config=PG_CONFIG)
-    indexed = SearchVector("label", "reason", "evidence_quote", config=PG_CONFIG)
-    weighted = SearchVector("label", weight="A", config=PG_CONFIG) + SearchVector(
-        "evidence_quote", "reason", weight="B", config=PG_CONFIG
+    # websearch_to_tsquery never raises on user text; the words are joined with its "or". The
+    # match is on PG_VECTOR_SQL itself, so the GIN index over that expression serves it.
+    sql = (
+        f"SELECT n.id, ts_rank({_PG_WEIGHTED_SQL}, q) AS score "
+        "FROM memory_node n JOIN memory_session s ON s.id = n.session_id, "
+        "websearch_to_tsquery('english'::regconfig, %s) q "
+        f"WHERE s.project_id = %s AND {PG_VECTOR_SQL} @@ q"
     )
-    rows = (
-        Node.objects.filter(session__project=project)
-        .annotate(document=indexed)
-        .filter(document=query)
-        .annotate(score=SearchRank(weighted, query))
-        .order_by("-score", "-importance", "id")
-    )
+    params: list = [" or ".join(words), project.pk]
     if exclude is not None:
-        rows = rows.exclude(session_id=exclude)
+        sql += " AND n.session_id <> %s"
+        params.append(exclude)
     if types:
-        rows = rows.filter(type__in=types)
-    return [(pk, float(score)) for pk, score in rows.values_list("id", "score")[:limit]]
+        sql += f" AND n.type IN ({', '.join(['%s'] * len(types))})"
+        params.extend(types)
+    sql += " ORDER BY score DESC, n.importance DESC, n.id LIMIT %s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, limit])
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
 def ranks(

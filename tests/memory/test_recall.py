@@ -2,6 +2,7 @@
 session starts with. Runs on both profiles: SQLite FTS5 and PostgreSQL full-text search."""
 
 import pytest
+from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db import connection
 
 from memory import decisions, graphs, recall
@@ -110,8 +111,8 @@ def test_the_full_text_index_exists_on_this_database(billing):
             assert "gin" in cursor.fetchone()[0].lower()
             cursor.execute("SET enable_seqscan = off")
             sql, params = (
-                Node.objects.annotate(document=recall.SearchVector("label", "reason", "evidence_quote", config="english"))
-                .filter(document=recall.SearchQuery("redis", config="english"))
+                Node.objects.annotate(document=SearchVector("label", "reason", "evidence_quote", config="english"))
+                .filter(document=SearchQuery("redis", config="english"))
                 .query.sql_with_params()
             )  # fmt: skip
             cursor.execute("EXPLAIN " + sql, params)

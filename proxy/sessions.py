@@ -355,9 +355,9 @@ def record_exchange(
     """After the response: a new session stored, the new messages and the reply recorded once,
     extraction enqueued (or left to a later exchange of the session waiting to be recorded),
     usage kept."""
-    if session is not None:
+    if session is not None:  # the admitted session: its project as admitted, a moment ago
         _recording(session)
-        session = Session.objects.select_related("project").get(pk=stored(session).pk)
+        stored(session)
     with transaction.atomic():
         if session is not None:
             history = messages + (

@@ -18,6 +18,7 @@ from django.db.models import Q
 from memory.graph import standing
 from memory.graph.types import NodeType, Status
 from memory.models import DecisionTransition, Edge, Node, Project, Session
+from tokenmizer_site import caching
 
 FTS_TABLE = "memory_node_fts"
 # What the GIN index covers (what SearchVector("label", "reason", "evidence_quote") compiles to).
@@ -216,10 +217,12 @@ def standing_knowledge(
 
 # The project's most important standing candidates and its open conflicts, read once per state of
 # its graphs (every graph change bumps its session's graph_version): sessions opened together read
-# them once. After each exchange the proxy re-reads them if the graphs moved (``refresh_standing``),
-# so a busy project's new sessions seldom wait for them.
+# them once. Each extraction job reads them afresh for the state it leaves (``refresh_standing``),
+# so a busy project's new sessions seldom wait for them; with Redis the job's read is shared with
+# the proxy processes, as the job runs in a worker.
 Base = tuple[dict[int, standing.Observation], list[tuple[int, int]]]
 _bases: dict[tuple, Base] = {}
+SHARED_TTL_S = 600
 
 
 def forget_standing() -> None:
@@ -248,22 +251,40 @@ def _standing_base(project: Project, exclude: int | None) -> Base:
     key = (project.pk, exclude, *_graphs_state(project))
     cached = _bases.get(key)
     if cached is None:
-        nodes = _candidates(project, exclude)
-        important = nodes.order_by("-importance", "-pk").values_list("type", "key")
-        cached = (
-            _observations(nodes, set(important[:STANDING_CANDIDATES])),
-            _conflicts(project, exclude),
-        )
+        shared = _shared_cache()
+        name = "tmz:standing:" + ":".join(map(str, key))
+        cached = shared.get(name) if shared is not None else None
+        if cached is None:
+            cached = _read_base(project, exclude)
+            if shared is not None:
+                shared.set(name, cached, SHARED_TTL_S)
         if len(_bases) >= 256:
             _bases.clear()
         _bases[key] = cached
     return cached
 
 
+def _shared_cache():
+    """Redis, when the processes share one (production); else None: one process, one copy."""
+    return caching.shared() if caching.redis_client() is not None else None
+
+
+def _read_base(project: Project, exclude: int | None) -> Base:
+    nodes = _candidates(project, exclude)
+    important = nodes.order_by("-importance", "-pk").values_list("type", "key")
+    return (
+        _observations(nodes, set(important[:STANDING_CANDIDATES])),
+        _conflicts(project, exclude),
+    )
+
+
 def refresh_standing(project: Project) -> None:
     """Read the project's standing candidates for its graphs as they are now, ahead of its next
-    new session, if this process has read them before (a project opening sessions here)."""
-    if any(key[0] == project.pk for key in _bases):
+    new session: for the proxy processes through Redis, else if this process has read them
+    before (a project opening sessions here). Nothing when the project's memory is off."""
+    if project.memory_budget and (
+        _shared_cache() is not None or any(key[0] == project.pk for key in _bases)
+    ):
         _standing_base(project, None)
 
 

@@ -12,7 +12,7 @@ from django.db import DatabaseError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memory import checkpoints, graphs
+from memory import checkpoints, graphs, recall
 from memory.models import Session
 from tokenmizer_site import caching
 
@@ -47,10 +47,12 @@ def extract_session(session_id: int) -> int | None:
     if extracted is None:
         return None
     session = Session.objects.select_related("project").filter(pk=session_id).first()
-    if session is not None and checkpoints.checkpoint_due(
-        session, session.project.compaction_ratio
-    ):
+    if session is None:
+        return extracted
+    if checkpoints.checkpoint_due(session, session.project.compaction_ratio):
         checkpoints.save_checkpoint(session)
+    if extracted:  # the project's next new session finds its memory read for the graphs as now
+        recall.refresh_standing(session.project)
     return extracted
 
 

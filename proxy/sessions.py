@@ -376,5 +376,3 @@ def _after_recording(session: Session, new: bool) -> None:
     tasks.enqueue_extraction(session.pk)
     if session.project.llm_extraction:
         llm_extract_session.delay(session.pk)
-    if session.project.memory_budget:  # after the extraction, for the next new session
-        recall.refresh_standing(session.project)

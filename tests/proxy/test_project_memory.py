@@ -2,12 +2,11 @@
 
 import pytest
 
-from memory import branches, checkpoints, decisions, graphs, recall
+from memory import branches, checkpoints, decisions, graphs, recall, tasks
 from memory.graph import standing, tokens
 from memory.models import Checkpoint, Session
 from memory.projects import create_project
 from memory.transcripts import record_messages
-from proxy import sessions
 from proxy.keys import create_key
 from tests.proxy.conftest import eventually
 
@@ -189,19 +188,14 @@ def test_a_changed_checkpoint_is_never_sent_upstream(client, upstream, project, 
     assert all("account 1234" not in (m.get("content") or "") for m in forwarded(upstream))
 
 
-def test_each_exchange_refreshes_the_projects_standing_candidates_ahead_of_time(
-    project, alice, django_assert_num_queries, django_capture_on_commit_callbacks
+def test_the_job_that_moves_a_graph_reads_the_projects_memory_ahead_of_its_next_session(
+    project, alice, django_assert_num_queries
 ):
     earlier = earlier_session(project, alice)
-    recall.standing_knowledge(project, "qwxz", 400)
-    key, _ = create_key(alice, project, "laptop")
+    recall.standing_knowledge(project, "qwxz", 400)  # this process opens the project's sessions
     later = [*EARLIER, {"role": "user", "content": "Decided: archive paid invoices to Glacier."}]
     record_messages(earlier, later)
-    graphs.extract_session(earlier.pk)  # the graph moves on, as the worker would move it
-    with django_capture_on_commit_callbacks(
-        execute=True
-    ):  # the reply is new: once committed, a refresh
-        sessions.record_exchange(key, earlier, later, {"role": "assistant", "content": "OK."}, model="echo", stream=False,
-                                 tokens_sent=1, tokens_forwarded=1, compacted=False, latency_ms=1.0)  # fmt: skip
+    tasks.extract_session(earlier.pk)  # the extraction job an exchange queues
     with django_assert_num_queries(2):  # the graphs' state and the ranking only
-        recall.standing_knowledge(project, "qwxz", 400)
+        memory = recall.standing_knowledge(project, "qwxz", 400)
+    assert "archive paid invoices to Glacier" in memory

@@ -247,12 +247,25 @@ def _graphs_state(project: Project) -> tuple:
         return cursor.fetchone()
 
 
+def _base_key(project: Project, exclude: int | None) -> tuple:
+    return (project.pk, exclude, *_graphs_state(project))
+
+
+def _shared_name(key: tuple) -> str:
+    return "tmz:standing:" + ":".join(map(str, key))
+
+
+def shared_name(project: Project) -> str:
+    """The shared cache's key for the project's standing candidates, for its graphs as now."""
+    return _shared_name(_base_key(project, None))
+
+
 def _standing_base(project: Project, exclude: int | None) -> Base:
-    key = (project.pk, exclude, *_graphs_state(project))
+    key = _base_key(project, exclude)
     cached = _bases.get(key)
     if cached is None:
         shared = _shared_cache()
-        name = "tmz:standing:" + ":".join(map(str, key))
+        name = _shared_name(key)
         cached = shared.get(name) if shared is not None else None
         if cached is None:
             cached = _read_base(project, exclude)

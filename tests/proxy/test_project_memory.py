@@ -1,6 +1,7 @@
 """Project memory and branches through the proxy: what a new session's requests carry upstream."""
 
 import pytest
+from django.conf import settings
 
 from memory import branches, checkpoints, decisions, graphs, recall, tasks
 from memory.graph import standing, tokens
@@ -196,6 +197,26 @@ def test_the_job_that_moves_a_graph_reads_the_projects_memory_ahead_of_its_next_
     later = [*EARLIER, {"role": "user", "content": "Decided: archive paid invoices to Glacier."}]
     record_messages(earlier, later)
     tasks.extract_session(earlier.pk)  # the extraction job an exchange queues
+    with django_assert_num_queries(2):  # the graphs' state and the ranking only
+        memory = recall.standing_knowledge(project, "qwxz", 400)
+    assert "archive paid invoices to Glacier" in memory
+
+
+@pytest.mark.skipif(
+    not (settings.DATABASE_URL.startswith("postgres") and settings.REDIS_URL),
+    reason="production profile only: the extraction runs in a worker process",
+)
+def test_the_workers_read_of_project_memory_serves_the_proxy_processes(
+    transactional_db, project, alice, django_assert_num_queries
+):
+    from tokenmizer_site import caching
+
+    earlier = earlier_session(project, alice)
+    later = [*EARLIER, {"role": "user", "content": "Decided: archive paid invoices to Glacier."}]
+    record_messages(earlier, later)
+    tasks.extract_session.delay(earlier.pk)  # to the real worker process, through Redis
+    assert eventually(lambda: caching.shared().get(recall.shared_name(project)), timeout=20)
+    recall.forget_standing()  # this process never read them: only the worker's read can serve
     with django_assert_num_queries(2):  # the graphs' state and the ranking only
         memory = recall.standing_knowledge(project, "qwxz", 400)
     assert "archive paid invoices to Glacier" in memory

@@ -163,6 +163,8 @@ def _observation(node, reason: str | None) -> standing.Observation:
 
 
 def _invalidation_reasons(session_ids: set[int]) -> dict[tuple[int, str], str]:
+    if not session_ids:
+        return {}
     rows = DecisionTransition.objects.filter(
         session_id__in=session_ids, to_status=Status.INVALIDATED
     ).order_by("sequence")

@@ -134,6 +134,8 @@ _storing = threading.Lock()
 def stored(session: Session) -> Session:
     """The session, inserted if it is new. A concurrent request of the conversation (in this
     process or another) may have stored it first: this object then takes that row's id."""
+    if session.pk is not None:
+        return session
     with _storing:  # the requests of one new conversation, in this process, store it once
         if session.pk is None:
             try:

@@ -14,8 +14,9 @@ _STARTS_DONE_VERB = re.compile(
     r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:also\s+|just\s+|then\s+|finally\s+)?([a-z]+)(?=\s)"
 )
 # "that's after I put the setting back": a first-person report a few words into the clause.
+# Possessive runs: a word or a space given back could only meet what cannot follow it.
 _SUBJECT_DONE_VERB = re.compile(
-    r"^(?:\S+\s+){0,3}?(?:i|we)(?:'ve| have)?\s+(?:also\s+|just\s+)?([a-z]+)\b(.*)$",
+    r"^(?:\S++\s++){0,3}?(?:i|we)(?:'ve| have)?\s+(?:also\s+|just\s+)?([a-z]+)\b(.*)$",
     re.IGNORECASE,
 )
 _FIX = re.compile(

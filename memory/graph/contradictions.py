@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from memory.graph import technologies, words
-from memory.graph.prefilter import Folded
+from memory.graph.prefilter import Folded, Twin
 from memory.graph.types import Candidate, Node, NodeKey
 
 SUPERSEDE = "supersede"
@@ -27,14 +27,16 @@ _SWITCH = Folded(
     r"|(?:is|are)\s+out(?!\s+(?:of|now|today|yesterday|there|in)))\b"
 )
 # The option a sentence names as replaced ("instead of X", "rather than X", "replacing X").
-_REPLACED = re.compile(
-    r"\b(?:instead\s+of|rather\s+than|replacing|in\s+place\s+of|away\s+from"
-    r"|(?:switch\w*|mov\w*|migrat\w*|chang\w*)\s+(?:\w+\s+){0,2}?from"
-    r"|mov(?:e|ed|es|ing)\s+off|scrap(?:ped|ping)?|(?<!from\s)scratch|ditch(?:ed|ing)?"
-    r"|replac(?:e|es|ed)(?=.+?\swith\s))"
-    r"\s+(.+?)"
-    r"(?=\s+(?:to|with|because|since|so|as|which|and|but|for)\b|[,.;!?)]|[:](?!\S)|$)",
-    re.IGNORECASE,
+_REPLACED = Twin(
+    re.compile(
+        r"\b(?:instead\s+of|rather\s+than|replacing|in\s+place\s+of|away\s+from"
+        r"|(?:switch\w*|mov\w*|migrat\w*|chang\w*)\s+(?:\w+\s+){0,2}?from"
+        r"|mov(?:e|ed|es|ing)\s+off|scrap(?:ped|ping)?|(?<!from\s)scratch|ditch(?:ed|ing)?"
+        r"|replac(?:e|es|ed)(?=.+?\swith\s))"
+        r"\s+(.+?)"
+        r"(?=\s+(?:to|with|because|since|so|as|which|and|but|for)\b|[,.;!?)]|[:](?!\S)|$)",
+        re.IGNORECASE,
+    )
 )
 # Phrases saying that two choices live side by side.
 _BESIDE = Folded(
@@ -54,7 +56,7 @@ _THIRD_PARTY = frozenset(
     "users user customers customer subscribers subscriber people clients client visitors members "
     "buyers accounts they".split()
 )
-_NEGATION = re.compile(r"\b(?:no|not|never|without|don't|won't|skip|none)\b", re.IGNORECASE)
+_NEGATION = Twin(re.compile(r"\b(?:no|not|never|without|don't|won't|skip|none)\b", re.IGNORECASE))
 # Families of scope words: two decisions scoped to different members of one family coexist.
 _SCOPES = (
     frozenset("prod production staging dev development local test tests ci qa".split()),
@@ -65,6 +67,18 @@ _SCOPES = (
 )
 _SCOPE_PHRASE = re.compile(r"\b(?:for|in|on)\s+(.+?)(?=\s+(?:and|but|with|so|because)\b|[,.;:]|$)")
 _REASON_LEAD = re.compile(r"\s*(?:reason|why|rationale)\s*[:-]\s*", re.IGNORECASE)
+# Word and clause pieces, compiled once (module-level re calls look their pattern up each time).
+_WORD = re.compile(r"[a-z']+")
+_LETTERS = re.compile(r"[a-z]+")
+_ALNUM = re.compile(r"[a-z0-9]+")
+_ATOM = re.compile(r"[a-z0-9']+")
+_TOKEN = re.compile(r"[A-Za-z0-9_'-]+")
+_SETTING_ATOM = re.compile(r"[a-z0-9][a-z0-9.%:@]*")
+_COMMA = re.compile(r",\s+")
+_COMMA_OR_SEMICOLON = re.compile(r"[,;]\s+")
+_SENTENCE_CLAUSE = re.compile(r"[;:](?=\s)|,\s+and\s+|\s+-{1,2}\s+")
+_CLAUSE_END = re.compile(r"[;:.!?](?=\s|$)|,\s+(?:and|but|which)\s+")
+_CLAUSE_START = re.compile(r"[;:.!?]\s+|,\s+(?=[a-z])")
 _REASON_MARK = re.compile(
     r"\b(because(?:\s+of)?|since|given\s+that|due\s+to|so\s+that|so)\b\s+", re.IGNORECASE
 )
@@ -170,7 +184,7 @@ def is_switch(text: str) -> bool:
     """Does ``text`` say that a choice replaces an earlier one ("switched to", "instead", ...)?
     Not when the ones switching are users or customers ("15% of subscribers switch to annual")."""
     for match in _SWITCH.finditer(text):
-        before = re.findall(r"[a-z']+", text[: match.start()].lower())[-3:]
+        before = _WORD.findall(text[: match.start()].lower())[-3:]
         if not _THIRD_PARTY & set(before):
             return True
     return False
@@ -254,7 +268,7 @@ def _different_modifiers(a: Statement, b: Statement, head: str) -> bool:
 
 
 def _modifier(label: str, head: str) -> str:
-    atoms = re.findall(r"[a-z0-9']+", label.lower())
+    atoms = _ATOM.findall(label.lower())
     for i, atom in enumerate(atoms):
         if words.stem(atom) == head and i > 0 and atoms[i - 1] not in words.GENERIC:
             return atoms[i - 1]
@@ -303,7 +317,7 @@ def _negated(label: str) -> set[str]:
     """Topic stems of the words a negation governs (the two after 'no', 'not', 'without', ...)."""
     out: set[str] = set()
     for match in _NEGATION.finditer(label):
-        following = re.findall(r"[A-Za-z0-9_'-]+", label[match.end() :])[:2]
+        following = _TOKEN.findall(label[match.end() :])[:2]
         out |= words.topic(" ".join(following))
     return out
 
@@ -324,7 +338,7 @@ def _new_setting(a: Statement, b: Statement) -> bool:
 def _settings(label: str) -> dict[frozenset[str], str]:
     """Each number-bearing value of a label, keyed by the content words since the previous value
     ('batch size 32 with lr 3e-4' → {batch, size}: 32, {lr}: 3e-4)."""
-    atoms = re.findall(r"[a-z0-9][a-z0-9.%:@]*", label.lower().replace("_", " ").replace("-", " "))
+    atoms = _SETTING_ATOM.findall(label.lower().replace("_", " ").replace("-", " "))
     out: dict[frozenset[str], str] = {}
     name: list[str] = []
     for atom in atoms:
@@ -340,7 +354,7 @@ def _settings(label: str) -> dict[frozenset[str], str]:
 def _bare_swap(a: Statement, b: Statement) -> bool:
     """The same words around another value: 'Postgres for the database'/'MySQL for the database'."""
     named = a.values | b.values | technologies.names(a.label) | technologies.names(b.label)
-    value_stems = {words.stem(p) for v in named for p in re.findall(r"[a-z0-9]+", v)}
+    value_stems = {words.stem(p) for v in named for p in _ALNUM.findall(v)}
     rest_a, rest_b = a.topic - value_stems, b.topic - value_stems
     return rest_a == rest_b and _distinct_values(a, b)
 
@@ -359,8 +373,8 @@ def _conflicting(a: Statement, b: Statement, slot: int) -> bool:
 
 def _scopes_differ(a: Statement, b: Statement) -> bool:
     """Scoped to different members of one family (prod/dev, iOS/Android), or to disjoint 'for X'."""
-    wa = set(re.findall(r"[a-z]+", a.label.lower()))
-    wb = set(re.findall(r"[a-z]+", b.label.lower()))
+    wa = set(_LETTERS.findall(a.label.lower()))
+    wb = set(_LETTERS.findall(b.label.lower()))
     for family in _SCOPES:
         fa, fb = wa & family, wb & family
         if fa and fb and not fa & fb:
@@ -409,13 +423,11 @@ def _stated_reason(new: Statement, old: Statement) -> str:
 
 def _clause_reason(new: Statement, old: Statement) -> str:
     """Another clause of the decision's sentence: one naming either choice, or the opener."""
-    for part in re.split(r"[,;]\s+", new.label)[:-1] if "," in new.label else ():
+    for part in _COMMA_OR_SEMICOLON.split(new.label)[:-1] if "," in new.label else ():
         if not is_switch(part) and words.topic(part) & old.topic:
             return part  # "dual write is too risky, use logical replication instead"
     sentence, head = new.sentence, new.label.lower()[:15]
-    clauses = [
-        c.strip() for c in re.split(r"[;:](?=\s)|,\s+and\s+|\s+-{1,2}\s+", sentence) if c.strip()
-    ]
+    clauses = [c.strip() for c in _SENTENCE_CLAUSE.split(sentence) if c.strip()]
     others = [c for c in clauses if head not in c.lower()]
     if len(others) < len(clauses):
         wanted = old.topic | old.values | new.topic
@@ -423,7 +435,7 @@ def _clause_reason(new: Statement, old: Statement) -> str:
         if scored:
             return max(scored, key=lambda c: len(words.topic(c) & wanted)).rstrip(".")
     opener = sentence[: max(0, sentence.lower().find(head))].strip(" ,")
-    first = re.split(r",\s+", opener)[0] if opener else ""
+    first = _COMMA.split(opener)[0] if opener else ""
     if is_switch(first) or words.topic(first) & old.topic:
         return ""  # "Switching from X to ...": the change itself, not why
     return first if len(words.topic(first)) >= 3 else ""
@@ -452,8 +464,8 @@ def _neighbour_reason(new: Statement, old: Statement) -> str:
 
 
 def _clause(text: str) -> str:
-    return re.split(r"[;:.!?](?=\s|$)|,\s+(?:and|but|which)\s+", text, maxsplit=1)[0].strip(" ,")
+    return _CLAUSE_END.split(text, maxsplit=1)[0].strip(" ,")
 
 
 def _clause_back(text: str) -> str:
-    return re.split(r"[;:.!?]\s+|,\s+(?=[a-z])", text.strip(" ,"))[-1].strip(" ,") if text else ""
+    return _CLAUSE_START.split(text.strip(" ,"))[-1].strip(" ,") if text else ""

@@ -6,7 +6,7 @@ import re
 
 from memory.graph import labels, phrases
 from memory.graph.candidates import Emitter
-from memory.graph.prefilter import Guarded
+from memory.graph.prefilter import Guarded, Twin
 from memory.graph.types import NodeType, Status
 
 # An acknowledgement opening a user's reply: what follows accepts what was proposed.
@@ -22,11 +22,13 @@ _QUALIFIED = re.compile(
     r"(?<![\w-])(?:with|for|on|at|by|via|in|to|as|per|over|instead|only)(?![\w-])"
 )
 # Any finite verb or modal: an accepted option is stated without one.
-_VERB_LIKE = re.compile(
-    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|'re|'ll|'d|"
-    r"works?|looks?|seems?|needs?|wants?|goes|went|got|gets|makes?|says?|said|thinks?|know|"
-    r"\w+n't|i|we|you|they|he|she|it|there|this|that|here)\b",
-    re.IGNORECASE,
+_VERB_LIKE = Twin(
+    re.compile(
+        r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|'re|'ll|'d|"
+        r"works?|looks?|seems?|needs?|wants?|goes|went|got|gets|makes?|says?|said|thinks?|know|"
+        r"\w+n't|i|we|you|they|he|she|it|there|this|that|here)\b",
+        re.IGNORECASE,
+    )
 )
 # An instruction: a clause opening with a bare choosing verb ("Use X", "Switch to Y", "Let's use").
 _INSTRUCTION = re.compile(
@@ -46,8 +48,8 @@ _JUSTIFIED_CHOICE = Guarded(
     ("because", "since"),
 )
 # A measurement, not a choice: "the build now takes 14 minutes instead of 4".
-_MEASUREMENT = re.compile(
-    r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose|shows?)\b[^.;]*\d"
+_MEASUREMENT = Twin(
+    re.compile(r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose|shows?)\b[^.;]*\d")
 )
 # How an assistant narrates a choice as made rather than proposed.
 _ASSISTANT_DECIDES = re.compile(
@@ -56,15 +58,18 @@ _ASSISTANT_DECIDES = re.compile(
     re.IGNORECASE,
 )
 # A trailing dash or parenthesis: an aside, often the reason ("— faster revocation").
-_ASIDE = re.compile(r"\s+(?:—|–|--?)\s+(.+)$|\s+\(([^)]+)\)\s*\.?$")
+# Both branches open with a space, read first: the regex engine skips from space to space.
+_ASIDE = re.compile(r"\s(?:\s*(?:—|–|--?)\s+(.+)$|\s*\(([^)]+)\)\s*\.?$)")
 # A parenthetical in words (a reason), as opposed to identifiers or values.
 _PROSE_ASIDE = re.compile(r"[A-Za-z][A-Za-z' —–-]*(?:\s[A-Za-z' —–-]+)+")
 # An evaluative tail after the choice ("..., less magic", "..., D3 felt like overkill").
-_JUDGEMENT_TAIL = re.compile(
-    r",\s+((?:[^,]*\b)?(?:overkill|too \w+|not worth|simpler|easier|faster|cheaper|safer|smaller|"
-    r"lighter|less \w+|more \w+|better|cleaner|heavier|annoying|a pain|overhead|fewer \w+|"
-    r"no \w+ needed)[^,]*)$",
-    re.IGNORECASE,
+_JUDGEMENT_TAIL = Twin(
+    re.compile(
+        r",\s+((?:[^,]*\b)?(?:overkill|too \w+|not worth|simpler|easier|faster|cheaper|safer|smaller|"
+        r"lighter|less \w+|more \w+|better|cleaner|heavier|annoying|a pain|overhead|fewer \w+|"
+        r"no \w+ needed)[^,]*)$",
+        re.IGNORECASE,
+    )
 )
 _OPTION_END = re.compile(r"\s*[,;]\s+|\s+(?:—|–|--?)\s+|\s+(?:because|since|so|as|which)\s+")
 _REPLACING = re.compile(r"\s*,?\s*replacing\b", re.IGNORECASE)
@@ -75,10 +80,12 @@ _DROPPED_FIRST = re.compile(
     r"(?!that\b|this\b|it\b)([^,;]{2,60}?)\s*[,;]\s+(?:and\s+|so\s+)?(.{4,})$",
     re.IGNORECASE,
 )
-_FROM_TO = re.compile(
-    r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|go(?:ing)?|went|chang(?:e|ed|ing))"
-    r"(?: \w+)? from\s+(.+?)\s+to\s+(.+)$",
-    re.IGNORECASE,
+_FROM_TO = Twin(
+    re.compile(
+        r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|go(?:ing)?|went|chang(?:e|ed|ing))"
+        r"(?: \w+)? from\s+(.+?)\s+to\s+(.+)$",
+        re.IGNORECASE,
+    )
 )
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from memory.graph import clauses, decisions, failures, labels, markers, paths, phrases, speakers
 from memory.graph.candidates import Emitter, SessionState
+from memory.graph.prefilter import Twin
 from memory.graph.sentences import Segments, Sentence, segment, split_clauses
 from memory.graph.types import Candidate, NodeType, Status, Turn
 
@@ -29,7 +30,7 @@ _LATER_REQUEST = re.compile(
 )
 # A short question tagged onto a statement: "..., any idea?", "..., right?".
 _TAG_QUESTION = re.compile(r",\s*(?:\S+\s+){0,3}\S+\?\s*$")
-_DIGIT = re.compile(r"\d")
+_DIGIT = Twin(re.compile(r"\d"))
 _INLINE_CODE = re.compile(r"`([^`\n]{4,200})`")
 _STACK_SPLIT = re.compile(r",\s*|\s+and\s+")
 _NOT_TECH = frozenset("i we it the a an our my this that no".split())

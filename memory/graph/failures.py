@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 
 from memory.graph import phrases
-from memory.graph.prefilter import Guarded
+from memory.graph.prefilter import Guarded, Twin, holds_any
 
 MAX_ERROR_WORDS = 20
 
@@ -16,31 +16,37 @@ _LOG_PREFIX = re.compile(
     r"(?:INFO|WARN|WARNING|DEBUG|TRACE)\b\s*)+"
 )
 _NOISE_TAIL = re.compile(r"\s*(?:<[^>]*>|\(TID[^)]*\)|at 0x[0-9a-f]+.*)$")
-_STRONG = re.compile(
-    r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b|\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|"
-    r"\bERROR\b|\bError\b|\berror\b|\bFATAL\b|\bFailed\b|\bfailed\b|\bCannot\b|\bcannot\b|"
-    r"\bcould not\b|"
-    r"\bmust be\b|\bnot yet\b|"
-    r"\bnot found\b|\bdenied\b|\bFAILED\b|\bkilled\b"
+_STRONG = Twin(
+    re.compile(
+        r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b|\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|"
+        r"\bERROR\b|\bError\b|\berror\b|\bFATAL\b|\bFailed\b|\bfailed\b|\bCannot\b|\bcannot\b|"
+        r"\bcould not\b|"
+        r"\bmust be\b|\bnot yet\b|"
+        r"\bnot found\b|\bdenied\b|\bFAILED\b|\bkilled\b"
+    )
 )
 # Lines that only summarise a run ("1 failed, 4 passed", "ERROR=0") are not the error itself.
-_SUMMARY_LINE = re.compile(
-    r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#(?!\d)|^\s*//"
+_SUMMARY_LINE = Twin(
+    re.compile(r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#(?!\d)|^\s*//")
 )
-_SOURCE_LINE = re.compile(
-    r"^\s*(?:except|catch|raise|throw|if|elif|else|try|return|def|func|fn|class|import|from|"
-    r"case|guard|print|log|console|@|\}|\)|\.)\b|^\s*[\w.\[\]\"']+\s*[+\-*/|]?=[^=]|"
-    r"\b(?:print|console\.log|logger\.\w+)\("
+_SOURCE_LINE = Twin(
+    re.compile(
+        r"^\s*(?:except|catch|raise|throw|if|elif|else|try|return|def|func|fn|class|import|from|"
+        r"case|guard|print|log|console|@|\}|\)|\.)\b|^\s*[\w.\[\]\"']+\s*[+\-*/|]?=[^=]|"
+        r"\b(?:print|console\.log|logger\.\w+)\("
+    )
 )
 # A problem noun heading its phrase ("the port collision", "bug in daily partitions"), not one
 # modifying another noun ("the error window").
-_PROBLEM_NOUN = re.compile(
-    r"\b(?:error|bug|crash|race|collision|leak|timeout|oom|exception|failure|regression|deadlock|"
-    r"flak\w*|[45]\d\d|hang\w*|corrupt\w*|broken|missing|wrong|not \w+ing|stuck|duplicate\w*|"
-    r"idor|xss|csrf|vulnerabilit\w*)\b(?=\s*$|\s+(?:in|on|at|for|with|when|where|from|during|"
-    r"after|under|of|by|—|–|-)\b|\s*[,.;:)—–])|[A-Z]\w*(?:Error|Exception)\b|"
-    r"\b(?:not \w+ing|missing|broken|wrong|stuck|no \w+|lack of|stale|unhandled)\b",
-    re.IGNORECASE,
+_PROBLEM_NOUN = Twin(
+    re.compile(
+        r"\b(?:error|bug|crash|race|collision|leak|timeout|oom|exception|failure|regression|deadlock|"
+        r"flak\w*|[45]\d\d|hang\w*|corrupt\w*|broken|missing|wrong|not \w+ing|stuck|duplicate\w*|"
+        r"idor|xss|csrf|vulnerabilit\w*)\b(?=\s*$|\s+(?:in|on|at|for|with|when|where|from|during|"
+        r"after|under|of|by|—|–|-)\b|\s*[,.;:)—–])|[A-Z]\w*(?:Error|Exception)\b|"
+        r"\b(?:not \w+ing|missing|broken|wrong|stuck|no \w+|lack of|stale|unhandled)\b",
+        re.IGNORECASE,
+    )
 )
 
 
@@ -50,17 +56,37 @@ _FINDING_LINE = re.compile(
     r"^\s*(?:WARN-NEW|FAIL-NEW|WARN-INPROG|critical|serious|moderate)\s*:\s+([A-Z][^\[\n]{5,}?)"
     r"\s*(?:\[[\w-]+\]|\([\w-]+\))?(?:\s+(?:x|-)\s+\d+.*)?$"
 )
+_FINDING_WORDS = ("WARN-NEW", "FAIL-NEW", "WARN-INPROG", "critical", "serious", "moderate")
 MAX_FINDINGS = 10
+
+# The line patterns of ``_line_score``, ``error_line_label`` and ``is_error_message``.
+_EXCEPTION_HEAD = re.compile(r"(?:Caused by:\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b")
+_ERROR_HEAD = re.compile(r"(?:fatal error|panic|error(?:\[\w+\])?|Error|ERROR|FATAL)\b:?")
+_ERROR_TAG = re.compile(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b")
+_FAIL_SUITE = re.compile(r"FAIL\s+\S")
+_FAILED = re.compile(r"\b(?:FAILED|Failed|failed)\b")
+_WHY_FAILED = re.compile(r"\b(?:cannot|could not|not found|denied|killed)\b", re.IGNORECASE)
+_ERROR_ERROR = re.compile(r"^(?:Error:\s+)+(?=Error\b)")  # "Error: Error acquiring ..."
+_BRACKETED_ERROR = re.compile(r"^\[?Error:\s*(.*?)\]?$")
+_CAUSED_BY = re.compile(r"^Caused by:\s*")
+_SENTENCE_STOP = re.compile(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z0-9])")
+_ERROR_WORD = re.compile(r"\b(?:error|failed|denied):?\s", re.I)
+_COMMA = re.compile(r",\s+")
 
 
 def from_code(block: list[str]) -> list[tuple[str, str]]:
     """The failures a block of program output reports: a scanner's findings, one per line, or
     else its strongest error line, if any."""
-    findings = [
-        (m.group(1).strip(), line.strip()) for line in block if (m := _FINDING_LINE.match(line))
-    ]
-    if findings:
-        return findings[:MAX_FINDINGS]
+    # A line holds a keyword when the block does (none spans lines): one test for all lines.
+    text = "\n".join(block)
+    if holds_any(text, _FINDING_WORDS):
+        findings = [
+            (m.group(1).strip(), line.strip()) for line in block if (m := _FINDING_LINE.match(line))
+        ]
+        if findings:
+            return findings[:MAX_FINDINGS]
+    if not holds_any(text, _HINTS):
+        return []  # no line can score
     best: tuple[int, str] | None = None
     for line in block:
         score = _line_score(line)
@@ -94,24 +120,20 @@ _HINTS = (
 def _line_score(line: str) -> int:
     """How surely a line is the failure message (0: not one). The first strongest line wins."""
     text = line.strip()
-    if not any(h in text for h in _HINTS):
+    if not holds_any(text, _HINTS):
         return 0
     if not text or len(text) > 400 or _SUMMARY_LINE.search(text) or _SOURCE_LINE.search(text):
         return 0
     head = _LOG_PREFIX.sub("", text)
-    if re.match(
-        r"(?:Caused by:\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b", head
-    ) or re.match(r"(?:fatal error|panic|error(?:\[\w+\])?|Error|ERROR|FATAL)\b:?", head):
+    if _EXCEPTION_HEAD.match(head) or _ERROR_HEAD.match(head):
         return 4
     if ":" in text and phrases.names_exception(text):
         return 3
-    if re.search(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b", text):
+    if _ERROR_TAG.search(text):
         return 3
-    if re.match(r"FAIL\s+\S", text):
+    if _FAIL_SUITE.match(text):
         return 2  # a test runner's "FAIL src/x.test.ts": which suite failed
-    if re.search(r"\b(?:FAILED|Failed|failed)\b", text) and not re.search(
-        r"\b(?:cannot|could not|not found|denied|killed)\b", text, re.IGNORECASE
-    ):
+    if _FAILED.search(text) and not _WHY_FAILED.search(text):
         return 1  # "Task :app:build FAILED" says that, not why
     if _STRONG.search(text):
         return 2
@@ -122,11 +144,11 @@ def error_line_label(line: str) -> str:
     """A label for an output line: log prefixes and object reprs removed, bounded in words."""
     text = " ".join(line.split())
     text = _LOG_PREFIX.sub("", text)
-    text = re.sub(r"^(?:Error:\s+)+(?=Error\b)", "", text)  # "Error: Error acquiring ..."
-    text = re.sub(r"^\[?Error:\s*(.*?)\]?$", r"\1", text) if text.startswith("[Error") else text
-    text = re.sub(r"^Caused by:\s*", "", text)
+    text = _ERROR_ERROR.sub("", text)  # "Error: Error acquiring ..."
+    text = _BRACKETED_ERROR.sub(r"\1", text) if text.startswith("[Error") else text
+    text = _CAUSED_BY.sub("", text)
     text = _NOISE_TAIL.sub("", text)
-    pieces = re.split(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z0-9])", text)
+    pieces = _SENTENCE_STOP.split(text)
     first = next((p for p in pieces if _STRONG.search(p)), pieces[0])
     words = first.split()
     if len(words) > MAX_ERROR_WORDS:
@@ -137,9 +159,7 @@ def error_line_label(line: str) -> str:
 def is_error_message(text: str) -> bool:
     """Whether a quoted snippet is an error message ("SSL error: certificate verify failed")."""
     return _line_score(text) >= 3 or bool(
-        re.search(r"\b(?:error|failed|denied):?\s", text, re.I)
-        and len(text.split()) >= 3
-        and not _SOURCE_LINE.search(text)
+        _ERROR_WORD.search(text) and len(text.split()) >= 3 and not _SOURCE_LINE.search(text)
     )
 
 
@@ -151,10 +171,16 @@ def names_problem(text: str, loose: bool = False) -> bool:
 
 
 @lru_cache(maxsize=8192)
+def _talks_about_problems(low: str) -> bool:
+    """Whether a lower-cased clause is meta talk about problems (cached: both problem tests ask)."""
+    return bool(phrases.ERROR_META.search(low))
+
+
+@lru_cache(maxsize=8192)
 def is_problem(clause: str, role: str, agent: bool = False) -> bool:
     """Whether a prose clause states a failure or wrong behaviour of the system being worked on."""
     low = clause.lower()
-    if phrases.ERROR_META.search(low) or len(clause.split()) < 3:
+    if _talks_about_problems(low) or len(clause.split()) < 3:
         return False
     if phrases.names_exception(clause) and not _HANDLED.search(clause):
         return True
@@ -187,7 +213,7 @@ _HANDLED = Guarded(
 @lru_cache(maxsize=8192)
 def is_strong_problem(clause: str) -> bool:
     """A failure stated so plainly that no other reading of the clause competes with it."""
-    if phrases.ERROR_META.search(clause.lower()) or _HANDLED.search(clause):
+    if _talks_about_problems(clause.lower()) or _HANDLED.search(clause):
         return False
     return bool(phrases.names_exception(clause) or _UNAMBIGUOUS.search(clause.lower()))
 
@@ -215,7 +241,7 @@ def problem_label(clause: str) -> str:
     clause = _NOISE_TAIL.sub("", clause)
     if len(clause.split()) <= 12:
         return clause
-    pieces = [p for p in re.split(r",\s+", clause) if p.strip()]
+    pieces = [p for p in _COMMA.split(clause) if p.strip()]
     for i, piece in enumerate(pieces):
         if phrases.ERROR.search(piece.lower()) or phrases.names_exception(piece):
             if i and _POINTS_BACK.match(piece):

@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 
 from memory.graph import phrases
-from memory.graph.prefilter import Folded
+from memory.graph.prefilter import Folded, Twin
 
 MAX_LABEL_WORDS = 16  # ground-truth labels are 2-8 words; a clause beyond this is cut at a boundary
 MIN_LABEL_CHARS = 3
@@ -15,16 +15,22 @@ _STOP = frozenset(
     "the a an and or but in on at to for of with is are was were be been it this that we our i "
     "you they from by as".split()
 )
-_RUN = re.compile(r"[^\W_][\w./-]*")
+_RUN = Twin(re.compile(r"[^\W_][\w./-]*"))
+_PATH_SEPARATOR = re.compile(r"[/.]")
+_ALNUM = re.compile(r"[A-Za-z0-9]")
 # Openings matched ignoring case (Folded: see memory.graph.prefilter).
 _FILLER = Folded(
-    r"^(?:(?:(?:" + phrases.alternation(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)|"
-    r"(?:(?:" + phrases.alternation(*phrases.LEADING_INTERJECTION) + r")(?:[,.!:;-]+\s*|$)))+"
+    r"^(?:(?:(?:" + phrases.grouped_alternation(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)|"
+    r"(?:(?:"
+    + phrases.grouped_alternation(*phrases.LEADING_INTERJECTION)
+    + r")(?:[,.!:;-]+\s*|$)))+"
 )
-_DISCOURSE = Folded(r"^(?:(?:" + phrases.alternation(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)+")
+_DISCOURSE = Folded(
+    r"^(?:(?:" + phrases.grouped_alternation(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)+"
+)
 _SUBJECT = Folded(
     r"^(?:"
-    + phrases.alternation(*phrases.LEADING_SUBJECT)
+    + phrases.grouped_alternation(*phrases.LEADING_SUBJECT)
     + r")\s+(?:(?:also|just|then|now|finally|"
     r"already|only|actually)\s+)?"
 )
@@ -33,9 +39,11 @@ _SUBJECT = Folded(
 _DECORATION = re.compile(r"(?<![\w*`])\*{1,3}(?=\S)|(?<=\S)\*{1,3}(?![\w*`])|`")
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w])_([^_\s][^_]*?)_(?![\w])")
 # Trailing punctuation and tag words ("..., anyway", "too"), stripped in turn from the end.
-_TRAILING_PUNCT = re.compile(r"[\s,;:.!?\-—–]+$")
+# Written "[x][x]*" and "\s\s*" rather than "[x]+" and "\s+": opening with a class, the regex
+# engine skips to the next character of it instead of trying the pattern at every position.
+_TRAILING_PUNCT = re.compile(r"[\s,;:.!?\-—–][\s,;:.!?\-—–]*$")
 _TRAILING_WORD = Folded(
-    r"\s+(?:anyway|then|though|too|as well|in the end|tbh|lol|haha|now though|after all|"
+    r"\s\s*(?:anyway|then|though|too|as well|in the end|tbh|lol|haha|now though|after all|"
     r"for sure|i guess|i think|right away|either)$"
 )
 
@@ -70,7 +78,7 @@ def content_words(text: str) -> frozenset[str]:
         if len(run) > 1 and run not in _STOP:
             words.add(run)
         if "/" in run or "." in run:
-            words.update(p for p in re.split(r"[/.]", run) if len(p) > 1 and p not in _STOP)
+            words.update(p for p in _PATH_SEPARATOR.split(run) if len(p) > 1 and p not in _STOP)
     return frozenset(words)
 
 
@@ -189,7 +197,7 @@ def _balance(text: str) -> str:
 
 def is_usable(label: str) -> bool:
     """A label worth keeping: some letters, at least one content word, not a lone pronoun."""
-    if len(label) < MIN_LABEL_CHARS or not re.search(r"[A-Za-z0-9]", label):
+    if len(label) < MIN_LABEL_CHARS or not _ALNUM.search(label):
         return False
     words = content_words(label)
     if not words or words <= _EMPTY_WORDS:
@@ -204,8 +212,9 @@ def is_usable(label: str) -> bool:
     ):
         return False  # "that's on Tom", "that's for next week": the fact is in the sentence before
     # "done that twice already", "it starts fine": a pronoun and adverbs say nothing on their own.
-    trivial = all(t in _ADVERBS or t in _EMPTY_WORDS for t in rest[1:])
-    return not (len(tokens) > len(rest) and trivial)
+    return not (
+        len(tokens) > len(rest) and all(t in _ADVERBS or t in _EMPTY_WORDS for t in rest[1:])
+    )
 
 
 _LINKS = frozenset("for next the on until after by this that".split())

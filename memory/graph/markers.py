@@ -12,8 +12,12 @@ _MARKER = re.compile(r"^\s*(?:\*\*)?([A-Za-z][A-Za-z' /-]{0,30}?)(?:\*\*)?\s*:(?
 # "We're going with this: X" logs X as "Going with: X" does: the subject and the pointer go.
 _SUBJECT = re.compile(r"^(?:so |ok |okay )?(?:we're|we are|we'll|we will|i'm|i am|i'll|i will) ")
 _POINTER = re.compile(r" (?:this|that|these|the following)$")
-_SEMICOLONS = re.compile(r"\s*;\s*")
-_LIST_SPLIT = re.compile(r"\s*;\s*|,\s+(?:and\s+)?|\s+and\s+(?=[A-Z/])")
+# "\s*;\s*", "\s*;\s*|,\s+(?:and\s+)?|\s+and\s+(?=[A-Z/])": the first character is read first
+# and its branch told by a look-behind, so that the regex engine skips to the next such one.
+_SEMICOLONS = re.compile(r"[\s;](?:(?<=;)\s*|(?<=\s)\s*;\s*)")
+_LIST_SPLIT = re.compile(
+    r"[\s;,](?:(?<=;)\s*|(?<=\s)\s*;\s*|(?<=,)\s+(?:and\s+)?|(?<=\s)\s*and\s+(?=[A-Z/]))"
+)
 _PARALLEL_FOR = re.compile(r"^\S.*\s(?:for|in|as|on)\s\S")
 _ROUTE_ASIDE = re.compile(r"\s*\([^)]*\)[\s.;,]*$")  # "POST /login (returns JWT)": the route
 _TASK_STATUS = {
@@ -36,10 +40,17 @@ def kind_of(word: str) -> str:
     """The kind of fact a marker word logs ("Decided" -> decision), or ""."""
     key = " ".join(word.lower().replace("’", "'").split())
     key = _POINTER.sub("", _SUBJECT.sub("", key))
-    for kind, words in phrases.MARKERS.items():
-        if key in words:
-            return kind
+    kind = _KIND_OF_WORD.get(key)
+    if kind:
+        return kind
     return "decision" if key.split(" ", 1)[0] in ("decided", "decision") else ""
+
+
+# Each marker word with the first kind that lists it (the order ``phrases.MARKERS`` gives).
+_KIND_OF_WORD: dict[str, str] = {}
+for _kind, _words in phrases.MARKERS.items():
+    for _word in _words:
+        _KIND_OF_WORD.setdefault(_word, _kind)
 
 
 def marked(kind: str, body: str, quote: str, emit: Emitter) -> None:

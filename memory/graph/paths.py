@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
+from memory.graph.prefilter import Twin, holds_any
+
 # Extensions of files people name in work sessions: source, config, data, docs, infra, build.
 # (Not "map", "so", "out", "re": method calls and words like "arr.map" or "timed.out" end so too.)
 FILE_EXTENSIONS = frozenset(
@@ -63,8 +65,8 @@ HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 _WINDOWS = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\\s,;:'\"`<>|*?]+\\)*[^\\\s,;:'\"`<>|*?]+")
 # A run of path characters; bounded, so that a pathological token cannot make this slow.
 # Only tokens holding a dot or a slash are tried (plus the known bare names), which keeps this fast.
-_CANDIDATE = re.compile(
-    r"(?<![\w@$%/\\.:-])[~.]{0,2}/?[\w@+\-]{0,120}(?:[./][\w@+\-{}*]{1,120}){1,24}/?"
+_CANDIDATE = Twin(
+    re.compile(r"(?<![\w@$%/\\.:-])[~.]{0,2}/?[\w@+\-]{0,120}(?:[./][\w@+\-{}*]{1,120}){1,24}/?")
 )
 _BARE = re.compile(r"\b(?:" + "|".join(sorted(BARE_FILENAMES)) + r")(?![\w-]|\.\w)")
 _ENDPOINT = re.compile(
@@ -77,7 +79,7 @@ _BARE_NAME = re.compile("|".join(sorted(BARE_FILENAMES)))
 
 def _names_method(text: str) -> bool:
     """Whether an HTTP method is written in ``text``: the cheap test before the regexes needing one."""
-    return any(method in text for method in HTTP_METHODS)
+    return holds_any(text, HTTP_METHODS)
 
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
@@ -142,11 +144,18 @@ _DIRECTORY = re.compile(
 # Object-store and file URLs name data locations, not web pages.
 _STORAGE_URL = re.compile(r"\b(?:s3|gs|gcs|hdfs|abfss?)://[\w@+./-]+[\w/]")
 
-# A token holding a separator (only those can be paths): from the token's start, a separator
-# among its first 301 characters and up to 600 more. Possessive: characters given back are no
-# separator, so they could not make it match. Tried at the text's start, and after each space
-# (the regex engine skips from space to space), so only at token starts.
-_SEPARATED = re.compile(r"[^\s/.\\]{0,300}+[/.\\]\S{0,600}")
+# Closing punctuation, which a path never ends with (``_paths_in`` strips it first).
+_CLOSING = ".,;:!?)]}'\"`"
+# A '.' that a path can hold: one followed, in its token, by more than closing punctuation
+# ("done." ends a sentence; "app.py" and "e.g" hold one). Bounded like the token's tail.
+_INNER_DOT = r"\.(?=[.,;:!?)\]}'\"`]{0,599}[^\s.,;:!?)\]}'\"`])"
+_MAY_HOLD_PATH = re.compile(_INNER_DOT)
+# A token holding a separator that is no closing punctuation (only those can be paths): from the
+# token's start, such a separator among its first 301 characters and up to 600 more. Possessive:
+# characters given back are no separator, so they could not make it match. Tried at the text's
+# start, and after each space (the regex engine skips from space to space), so only at token
+# starts.
+_SEPARATED = re.compile(r"[^\s/.\\]{0,300}+(?:[/\\]|" + _INNER_DOT + r")\S{0,600}")
 _SPACE_SEPARATED = re.compile(r"\s(" + _SEPARATED.pattern + ")")
 _METHOD_BEFORE = re.compile(r"\b(?:" + "|".join(HTTP_METHODS) + r")\s+$")
 
@@ -160,7 +169,9 @@ def find_paths(text: str, in_code: bool = False) -> list[str]:
 def _find_paths(text: str, in_code: bool) -> tuple[str, ...]:
     hits: list[tuple[int, str]] = []
     methods = _names_method(text)  # no HTTP method in the text: no token follows one
-    for start, token in _separated_tokens(text):
+    # In code, only a path with a directory counts (see ``is_path``), or a Windows one.
+    tokens = () if in_code and "/" not in text and "\\" not in text else _separated_tokens(text)
+    for start, token in tokens:
         if methods and _METHOD_BEFORE.search(text, max(0, start - 8), start):
             continue  # "POST /api/x.json" is a route, not a file
         hits.extend((start + at, path) for at, path in _paths_in(token, in_code))
@@ -177,6 +188,8 @@ def _find_paths(text: str, in_code: bool) -> tuple[str, ...]:
 
 def _separated_tokens(text: str) -> Iterator[tuple[int, str]]:
     """(start, text) of each token holding a separator, in order (see ``_SEPARATED``)."""
+    if "/" not in text and "\\" not in text and not _MAY_HOLD_PATH.search(text):
+        return  # no token can hold one: a quicker scan than the token regex
     first = _SEPARATED.match(text)
     if first:
         yield 0, first.group(0)
@@ -185,8 +198,14 @@ def _separated_tokens(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _paths_in(word: str, in_code: bool) -> list[tuple[int, str]]:
-    core = word.rstrip(".,;:!?)]}'\"`")
-    if not any(sep in core for sep in "/.\\") or "://" in word or word.startswith(HTTP_METHODS):
+    if in_code and "/" not in word and "\\" not in word:
+        return []  # in code, only a path with a directory counts (see ``is_path``)
+    core = word.rstrip(_CLOSING)
+    if (
+        not ("/" in core or "." in core or "\\" in core)
+        or "://" in word
+        or word.startswith(HTTP_METHODS)
+    ):
         return []  # "done." ends a sentence; only a separator inside the word can make a path
     windows = _WINDOWS.search(word) if "\\" in word else None
     if windows:
@@ -222,7 +241,7 @@ _PATH_VERB = re.compile(
     r"files? (?:updated|touched)))\s+",
     re.IGNORECASE,
 )
-_FILLER_WORDS = re.compile(r"\b(?:the|and|both|file|files|also|a|new)\b|[,`]")
+_FILLER_WORDS = Twin(re.compile(r"\b(?:the|and|both|file|files|also|a|new)\b|[,`]"))
 
 
 def names_only_files(text: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.graph.prefilter import Guarded
+from memory.graph.prefilter import Twin
 
 MAX_MESSAGE_CHARS = 200_000  # longer messages are read up to here: bounded work per turn
 MAX_SENTENCE_CHARS = 600  # a "sentence" longer than this is a paste, not a statement
@@ -16,6 +16,11 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _TABLE = re.compile(r"^\s*\|")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{1,40})\*\*:?)\s*$")
 _QUOTE = re.compile(r"^\s*>")
+# The first character of a stripped line that each pattern above can match (or a digit).
+_FENCE_MARKS = ("`", "~")
+_BULLET_MARKS = ("-", "*", "+", "•")
+_TABLE_OR_QUOTE_MARKS = ("|", ">")
+_HEADING_MARKS = ("#", "*")
 # End of a sentence: terminal punctuation then space; not after common abbreviations.
 # Written to open with the punctuation itself (the look-behind then checks the character before
 # it), so that the regex engine skips straight to the next '.', '!' or '?'.
@@ -23,6 +28,7 @@ _SENTENCE_END = re.compile(r"[.!?](?<![.!?]{2})[.!?]*[\"')\]]*\s+")  # tried at 
 _ABBREVIATIONS = ("e.g", "i.e", "vs", "etc", "approx", "cf", "incl", "esp")
 # Control characters other than newline and tab carry no meaning in a transcript.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,14 @@ class Segments:
 
 
 def clean(content: str) -> str:
-    return _CONTROL.sub(" ", content[:MAX_MESSAGE_CHARS])
+    text = content[:MAX_MESSAGE_CHARS]
+    if text.isascii():
+        # Most messages hold no control character: deleting them from the bytes and comparing
+        # lengths tells so many times faster than the regex scan does.
+        raw = text.encode("ascii")
+        if len(raw.translate(None, _CONTROL_BYTES)) == len(raw):
+            return text
+    return _CONTROL.sub(" ", text)
 
 
 def segment(content: str) -> Segments:
@@ -51,7 +64,11 @@ def segment(content: str) -> Segments:
     code: list[str] | None = None
     heading = ""
     for line in clean(content).split("\n"):
-        if _FENCE.match(line):
+        # The line patterns open with ``^\s*`` and a mark: the mark comes first in the stripped
+        # line (``str.lstrip`` strips the characters ``\s`` matches), a test cheaper than each.
+        stripped = line.lstrip()
+        mark = stripped[:1]
+        if mark in _FENCE_MARKS and _FENCE.match(line):
             if code is None:
                 code = []
             else:
@@ -63,14 +80,14 @@ def segment(content: str) -> Segments:
                 code.append(line)
             continue
         prose.append(line)
-        if _TABLE.match(line) or _QUOTE.match(line) or not line.strip():
-            heading = "" if not line.strip() else heading
+        if not stripped or mark in _TABLE_OR_QUOTE_MARKS:  # what _TABLE or _QUOTE would match
+            heading = "" if not stripped else heading
             continue
-        title = _HEADING.match(line)
+        title = _HEADING.match(line) if mark in _HEADING_MARKS else None
         if title:  # "## Decisions", "**Next steps**": a heading names what its list holds
             heading = (title.group(1) or title.group(2)).strip().rstrip(":")
             continue
-        bullet = _BULLET.match(line)
+        bullet = _BULLET.match(line) if mark in _BULLET_MARKS or mark.isdecimal() else None
         body = line[bullet.end() :] if bullet else line
         if not bullet:
             heading = body.strip() if body.rstrip().endswith(":") else ""
@@ -131,10 +148,12 @@ _DID_OBJECT = (
 # connective. A plain comma inside a noun phrase list is not a boundary. The branches are grouped
 # by the character they open with (a space, ';', ',' or ':'), so that the regex engine rejects a
 # position by that character; branches opening with different characters never meet at one
-# position, and each keeps its order within its group.
-_CLAUSE_BREAK_PATTERN = re.compile(
-    r";\s+"
-    r"|\s+(?:;\s+|[—–]\s+|--?\s+"
+# position, and each keeps its order within its group. The character is read first, and its
+# group told by a look-behind: a pattern opening with a class lets the regex engine skip
+# straight to the next such character.
+_CLAUSE_BREAK = re.compile(
+    r"[;\s,:](?:(?<=;)\s+"
+    r"|(?<=\s)\s*(?:;\s+|[—–]\s+|--?\s+"
     r"|and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now|so|there's|this)\b)"
     r"|but\s+"
     r"|and\s+(?=(?:\w+\s+){1,2}(?:crashed|failed|broke|hung|threw|died|stopped)\b)"
@@ -143,7 +162,7 @@ _CLAUSE_BREAK_PATTERN = re.compile(
     r"throws|times out)\b)"
     r"|and\s+(?=(?:" + _PAST + r")\b)"
     r"|and\s+(?=" + _DID_OBJECT + r"))"
-    r"|,\s+(?:(?=(?:" + _PAST + r")\s)"
+    r"|(?<=,)\s+(?:(?=(?:" + _PAST + r")\s)"
     r"|(?=" + _DID_OBJECT + r")"
     r"|(?=(?:so|but|then|and|which|although|though|while|whereas|plus|yet|because|since"
     r"|turns out|it turns out"
@@ -151,23 +170,25 @@ _CLAUSE_BREAK_PATTERN = re.compile(
     r"|now|also|otherwise)\b)"
     r"|but\s+"
     r"|(?=[A-Z][a-z]+ (?:is|will|has|'s|can|says)\b))"
-    r"|:(?<=\w\w:)\s+(?![\w.-]*\d)(?=\S)"
+    r"|(?<=\w\w:)\s+(?![\w.-]*\d)(?=\S))"
 )
-_CLAUSE_BREAK = Guarded(_CLAUSE_BREAK_PATTERN, (";", "—", "–", "-", ",", "and", ":", "but"))
 
 
 # A finite verb: a piece split off at "and" without one was a noun phrase ("X and the Y").
-_FINITE = re.compile(
-    r"\b(?:is|are|was|were|has|have|had|can|will|won't|went|got|came|comes|goes|shows|works|"
-    r"passes|loads|builds|runs|looks|needs|seems|stays|keeps|makes|gets|takes|[a-z]{3,}ed|"
-    r"\w+n't|'s|'re)\b",
+_FINITE = Twin(
+    re.compile(
+        r"\b(?:is|are|was|were|has|have|had|can|will|won't|went|got|came|comes|goes|shows|works|"
+        r"passes|loads|builds|runs|looks|needs|seems|stays|keeps|makes|gets|takes|[a-z]{3,}ed|"
+        r"\w+n't|'s|'re)\b",
+    )
 )
 # A new subject and its verb: "upload works, download is still TODO".
 _NEW_SUBJECT = (
     r"(?:[\w'.-]+\s+){1,2}(?:is|are|was|were|has|works|worked|passes|pass|loads|runs|finished|"
     r"went|shows|can|will|won't|isn't|aren't)\b|\w+'s\s"
 )
-_AND_THE = re.compile(r"\s+and\s+(?=the\b|" + _NEW_SUBJECT + r")")
+# "\s\s*" rather than "\s+": opening with a class, the regex engine skips from space to space.
+_AND_THE = re.compile(r"\s\s*and\s+(?=the\b|" + _NEW_SUBJECT + r")")
 _COMMA = re.compile(r",\s+(?=the\b|[A-Z][a-z]+ (?:is|are|was|has)\b|" + _NEW_SUBJECT + r")")
 
 

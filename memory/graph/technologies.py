@@ -46,6 +46,7 @@ _FAMILIES = {
 _ALIASES = {"postgresql": "postgres", "pg": "postgres", "mongo": "mongodb", "wandb": "w&b"}
 FAMILY_OF = {name: family for family, names in _FAMILIES.items() for name in names.split()}
 _NAME = re.compile(r"[a-z0-9][a-z0-9&/._-]*[a-z0-9]|[a-z0-9]")
+_VERSION_SEPARATOR = re.compile(r"[:.]")
 
 
 # Words that make a name a part of the product, not a choice of it ('Django admin', 'React Native').
@@ -64,7 +65,7 @@ def families(text: str) -> dict[str, frozenset[str]]:
     for i, token in enumerate(tokens):
         if i + 1 < len(tokens) and tokens[i + 1] in _PART_OF:
             continue
-        for name in {token, *re.split(r"[:.]", token)}:
+        for name in {token, *_VERSION_SEPARATOR.split(token)}:
             name = _ALIASES.get(name, name)
             family = FAMILY_OF.get(name.rstrip("-0123456789.") or name) or FAMILY_OF.get(name)
             if family:

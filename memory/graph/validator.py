@@ -87,6 +87,9 @@ def _confidence(c: Candidate) -> float:
     return max(0.0, min(1.0, conf))
 
 
+_NAMED_CHAR = re.compile(r"[A-Z_./@0-9]")
+
+
 def _looks_named(label: str) -> bool:
     """A one-word label that names something concrete (a code identifier, a product name)."""
-    return bool(re.search(r"[A-Z_./@0-9]", label[1:])) or bool(paths.find_paths(label))
+    return bool(_NAMED_CHAR.search(label[1:])) or bool(paths.find_paths(label))

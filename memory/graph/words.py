@@ -35,6 +35,9 @@ _RAW_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+#-]*[A-Za-z0-9+#]|[A-Za-z0-
 # itself, so that the regex engine skips from space to space.
 _SENTENCE_END = re.compile(r"\s(?:(?<=[.!?]\s)\s*|(?<=\n)\n*)")
 _SUFFIXES = ("ing", "ed", "s")
+_PATH_SEPARATOR = re.compile(r"[/.]")
+_LETTER_RUN = re.compile(r"[A-Za-z]+")
+_DIGIT_RUN = re.compile(r"[0-9]+")
 
 
 def content_words(text: str) -> set[str]:
@@ -45,7 +48,7 @@ def content_words(text: str) -> set[str]:
         if len(token) > 1 and token not in PROTOCOL_STOP:
             words.add(token)
         if "/" in token or "." in token:
-            pieces = re.split(r"[/.]", token)
+            pieces = _PATH_SEPARATOR.split(token)
             words.update(p for p in pieces if len(p) > 1 and p not in PROTOCOL_STOP)
     return words
 
@@ -84,11 +87,11 @@ def topic(text: str) -> set[str]:
 
 def _topic_of(text: str) -> set[str]:
     """Stems of the words that say what a text is about: no generic words, no bare numbers."""
-    out = set()
-    for atom in _ATOM.findall(text.lower()):
-        if len(atom) > 1 and atom not in GENERIC and not atom.isdigit():
-            out.add(stem(atom))
-    return out
+    return {
+        stem(atom)
+        for atom in _ATOM.findall(text.lower())
+        if len(atom) > 1 and atom not in GENERIC and not atom.isdigit()
+    }
 
 
 def raw_tokens(text: str) -> list[str]:
@@ -99,8 +102,8 @@ def raw_tokens(text: str) -> list[str]:
 @lru_cache(maxsize=16384)
 def shape(token: str) -> str:
     """The shape of a value token: letter runs become 'a', digit runs '0' ('HTTP-01' → 'a-0')."""
-    out = re.sub(r"[A-Za-z]+", "a", token)
-    return re.sub(r"[0-9]+", "0", out)
+    out = _LETTER_RUN.sub("a", token)
+    return _DIGIT_RUN.sub("0", out)
 
 
 @lru_cache(maxsize=16384)
@@ -134,19 +137,16 @@ def values(text: str, names: frozenset[str] | None = None) -> frozenset[str]:
     return frozenset(out)
 
 
-_CAPITALISED = re.compile(r"[A-Z][a-z]{2,}\b")
-_BEFORE_NAME = frozenset("abcdefghijklmnopqrstuvwxyz,;(")
+# A capitalised word after a space that follows a lower-case letter, a comma, ';' or '('. The
+# look-behind comes after the capital, so that the regex engine skips from capital to capital.
+_NAME = re.compile(r"[A-Z](?<=[a-z,;(] [A-Z])[a-z]{2,}\b")
 
 
 @lru_cache(maxsize=8192)
 def proper_names(text: str) -> frozenset[str]:
     """Capitalised words written mid-sentence somewhere in ``text``: names ('a Room database'),
     i.e. after a space that follows a lower-case letter or a comma, never a sentence end."""
-    return frozenset(
-        m.group(0)
-        for m in _CAPITALISED.finditer(text)
-        if m.start() >= 2 and text[m.start() - 1] == " " and text[m.start() - 2] in _BEFORE_NAME
-    )
+    return frozenset(_NAME.findall(text))
 
 
 def sentences(text: str) -> list[str]:

@@ -172,17 +172,24 @@ _SEPARATED_ANYWHERE = re.compile(r"(?<!\S)[^\s/.\\]{0,300}[/.\\]\S{0,600}")
 
 
 def separated(text: str) -> list[tuple[int, str]]:
-    return [(m.start(), m.group(0)) for m in _SEPARATED_ANYWHERE.finditer(text)]
+    """The tokens the single regex finds whose separator is not closing punctuation ("done."):
+    only a separator left when that is stripped can be a path's (see ``paths._paths_in``)."""
+    return [
+        (m.start(), m.group(0))
+        for m in _SEPARATED_ANYWHERE.finditer(text)
+        if any(sep in m.group(0).rstrip(paths._CLOSING) for sep in "/.\\")
+    ]
 
 
 def test_path_tokens_are_the_tokens_the_single_regex_finds():
     long_tokens = ["a" * 300 + ".x", "a" * 301 + ".x", " " + "a" * 9 + "/" + "b" * 700 + " c.d"]
+    long_tokens += ["a." + ")" * 599 + "b", "a." + ")" * 600 + "b", "x.) e.g. done.", "a.)/b"]
     for text in [*corpus_texts(), *long_tokens]:
         assert list(paths._separated_tokens(text)) == separated(text), text
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=" \n\t\u2003/.\\ab", max_size=40))
+@given(st.text(alphabet=" \n\t\u2003/.\\ab),'", max_size=40))
 def test_path_tokens_match_the_single_regex_on_generated_text(text):
     assert list(paths._separated_tokens(text)) == separated(text)
 

@@ -1,0 +1,371 @@
+"""The fast paths of extraction give what the slow paths they replace give.
+
+ASCII twins match ASCII text as their Unicode originals do; regexes rewritten to open with a
+class split and match as their plain forms; first-character and block-level tests reject only
+what the regexes they guard would reject. Checked on the texts of the repository's own corpora
+(the held-out corpus is never read) and on generated strings.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory.graph import (
+    clauses,
+    decisions,
+    failures,
+    labels,
+    markers,
+    paths,
+    phrases,
+    sentences,
+    words,
+)
+from memory.graph.prefilter import Folded, Guarded, Twin, ascii_twin
+from tests.memory.graph.test_prefilter import corpus_texts, module_objects
+
+TWINS = [(name, t.pattern, t.ascii) for name, t in module_objects(Twin)]
+TWINS += [
+    (name, g.pattern.pattern, g.pattern.ascii)
+    for name, g in module_objects(Guarded)
+    if isinstance(g.pattern, Twin)
+]
+# A Folded pattern's cased form is the ASCII twin of the pattern it was written as.
+TWINS += [(name, re.compile(f.any_case.pattern), f.cased) for name, f in module_objects(Folded)]
+
+# ASCII with the characters where ASCII and Unicode classes could part: the separators
+# \x1c-\x1f that Unicode \s holds, other control characters, digits, '_' and punctuation.
+_ASCII = st.text(alphabet=" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x01_aZk9.,;:-'/\\()", max_size=30)
+
+
+def ascii_corpus_texts() -> list[str]:
+    return [t for t in corpus_texts() if t.isascii()]
+
+
+def same_matches(a: re.Pattern[str], b: re.Pattern[str], text: str) -> bool:
+    spans = [m.span() for m in a.finditer(text)] == [m.span() for m in b.finditer(text)]
+    first = (lambda m: m and (m.span(), m.groups()))(a.match(text)) == (
+        lambda m: m and (m.span(), m.groups())
+    )(b.match(text))
+    return spans and first
+
+
+def test_the_modules_hold_twins():
+    assert len(TWINS) >= 30
+
+
+def test_ascii_twins_match_corpus_texts_as_their_originals():
+    texts = ascii_corpus_texts()
+    for name, original, twin in TWINS:
+        for text in texts:
+            assert same_matches(original, twin, text), (name, text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ASCII)
+def test_ascii_twins_match_generated_ascii_as_their_originals(text):
+    for name, original, twin in TWINS:
+        assert same_matches(original, twin, text), (name, text)
+
+
+def test_an_ascii_twin_keeps_the_separators_in_its_spaces():
+    twin = ascii_twin(re.compile(r"a\sb|[^\s/]+|[]\s]x"))
+    assert twin.pattern == r"a[\s\x1c-\x1f]b|[^\s\x1c-\x1f/]+|[]\s\x1c-\x1f]x"
+    assert twin.flags & re.ASCII
+    assert twin.fullmatch("a\x1cb") and re.fullmatch(r"a\sb", "a\x1cb")
+    assert ascii_twin(re.compile(r"\\s")).pattern == r"\\s"  # an escaped backslash, then 's'
+    with pytest.raises(ValueError):
+        ascii_twin(re.compile(r"[\S]"))
+
+
+def test_a_twin_reads_non_ascii_text_with_the_unicode_pattern():
+    twin = Twin(re.compile(r"\w+"))
+    assert twin.search("café").group(0) == "café"
+    assert twin.search("cafe").group(0) == "cafe"
+
+
+# --- regexes written to open with a class ----------------------------------------------------
+
+# The clause boundary as it was written before it opened with a class (the form it replaces).
+_PLAIN_CLAUSE_BREAK = re.compile(
+    r";\s+"
+    r"|\s+(?:;\s+|[—–]\s+|--?\s+"
+    r"|and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now|so|there's|this)\b)"
+    r"|but\s+"
+    r"|and\s+(?=(?:\w+\s+){1,2}(?:crashed|failed|broke|hung|threw|died|stopped)\b)"
+    r"|and\s+(?=(?:\w+\s+){2,3}(?:also\s+|still\s+)?(?:fails|crashes|breaks|hangs|freezes|dies|"
+    r"throws|times out)\b)"
+    r"|and\s+(?=(?:" + sentences._PAST + r")\b)"
+    r"|and\s+(?=" + sentences._DID_OBJECT + r"))"
+    r"|,\s+(?:(?=(?:" + sentences._PAST + r")\s)"
+    r"|(?=" + sentences._DID_OBJECT + r")"
+    r"|(?=(?:so|but|then|and|which|although|though|while|whereas|plus|yet|because|since"
+    r"|turns out|it turns out"
+    r"|I|I'm|I've|I'll|I'd|we|we're|we've|we'll|it|it's|they|that's|this|there's|he|she"
+    r"|now|also|otherwise)\b)"
+    r"|but\s+"
+    r"|(?=[A-Z][a-z]+ (?:is|will|has|'s|can|says)\b))"
+    r"|:(?<=\w\w:)\s+(?![\w.-]*\d)(?=\S)"
+)
+_PLAIN_FORMS = [
+    (sentences._CLAUSE_BREAK, _PLAIN_CLAUSE_BREAK),
+    (sentences._AND_THE, re.compile(sentences._AND_THE.pattern.replace(r"\s\s*and", r"\s+and"))),
+    (labels._TRAILING_PUNCT, re.compile(r"[\s,;:.!?\-—–]+$")),
+    (
+        labels._TRAILING_WORD.any_case,
+        re.compile(labels._TRAILING_WORD.any_case.pattern.replace(r"\s\s*", r"\s+", 1), re.I),
+    ),
+]
+_CLAUSE_WORDS = st.sampled_from(
+    "and but ; , : - -- — I we it the then so fixed crashed every event fails Bob is 3 x:".split()
+)
+
+
+def test_the_forms_opening_with_a_class_split_as_the_plain_forms():
+    assert len(_PLAIN_FORMS[1][1].pattern) == len(sentences._AND_THE.pattern) - 2
+    for fast, plain in _PLAIN_FORMS:
+        for text in [*corpus_texts(), "a ;  b", "x  and  we", "so:  it", "end, —"]:
+            assert fast.split(text) == plain.split(text), (plain.pattern[:30], text)
+            assert (lambda m: m and m.span())(fast.search(text)) == (lambda m: m and m.span())(
+                plain.search(text)
+            )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_CLAUSE_WORDS, max_size=10), st.sampled_from([" ", "  ", ", ", "\t", ": "]))
+def test_the_forms_opening_with_a_class_split_generated_text_alike(chosen, joiner):
+    text = joiner.join(chosen)
+    for fast, plain in _PLAIN_FORMS:
+        assert fast.split(text) == plain.split(text), (plain.pattern[:30], text)
+
+
+# --- first characters and block-level tests -------------------------------------------------
+
+_TABLE, _QUOTE = re.compile(r"^\s*\|"), re.compile(r"^\s*>")
+_LINES = st.text(alphabet=" \t\u2003`~|>#*-+•1.)ab\n", max_size=12)
+
+
+def line_kinds_by_mark(line: str) -> tuple:
+    stripped = line.lstrip()
+    mark = stripped[:1]
+    return (
+        bool(mark in sentences._FENCE_MARKS and sentences._FENCE.match(line)),
+        not stripped or mark in sentences._TABLE_OR_QUOTE_MARKS,
+        bool(mark in sentences._HEADING_MARKS and sentences._HEADING.match(line)),
+        bool(
+            (mark in sentences._BULLET_MARKS or mark.isdecimal()) and sentences._BULLET.match(line)
+        ),
+    )
+
+
+def line_kinds_by_regex(line: str) -> tuple:
+    return (
+        bool(sentences._FENCE.match(line)),
+        bool(_TABLE.match(line) or _QUOTE.match(line) or not line.strip()),
+        bool(sentences._HEADING.match(line)),
+        bool(sentences._BULLET.match(line)),
+    )
+
+
+def test_a_line_is_told_by_its_first_character_as_by_the_line_patterns():
+    for text in [*corpus_texts(), "  ```py", "\u2003> q", "١. item", "**Next**"]:
+        for line in text.split("\n"):
+            assert line_kinds_by_mark(line) == line_kinds_by_regex(line), line
+
+
+@settings(max_examples=500, deadline=None)
+@given(_LINES)
+def test_a_generated_line_is_told_by_its_first_character_alike(line):
+    assert line_kinds_by_mark(line) == line_kinds_by_regex(line)
+
+
+# The capitalised-word scan as it was written before the look-behind moved into the regex.
+_CAPITALISED = re.compile(r"[A-Z][a-z]{2,}\b")
+
+
+def names_by_filter(text: str) -> frozenset[str]:
+    return frozenset(
+        m.group(0)
+        for m in _CAPITALISED.finditer(text)
+        if m.start() >= 2
+        and text[m.start() - 1] == " "
+        and text[m.start() - 2] in "abcdefghijklmnopqrstuvwxyz,;("
+    )
+
+
+def test_proper_names_are_the_ones_the_filtered_scan_finds():
+    for text in [*corpus_texts(), "Room,  Room; Room (Room xRoom a Roomy A Room3 é Room"]:
+        assert words.proper_names.__wrapped__(text) == names_by_filter(text), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=" a,;(.Roomé3_", max_size=30))
+def test_proper_names_of_generated_text_are_the_filtered_ones(text):
+    assert words.proper_names.__wrapped__(text) == names_by_filter(text)
+
+
+def from_code_line_by_line(block: list[str]) -> list[tuple[str, str]]:
+    """``failures.from_code`` without its block-level keyword tests (the form they replace)."""
+    findings = [
+        (m.group(1).strip(), line.strip())
+        for line in block
+        if (m := failures._FINDING_LINE.match(line))
+    ]
+    if findings:
+        return findings[: failures.MAX_FINDINGS]
+    best = None
+    for line in block:
+        score = failures._line_score(line)
+        if score > 1 and (best is None or score > best[0]):
+            best = (score, line)
+    if best is None:
+        return []
+    label = failures.error_line_label(best[1])
+    return [(label, best[1].strip())] if label else []
+
+
+def test_code_blocks_report_the_failures_the_line_by_line_scan_reports():
+    blocks = [text.split("\n") for text in corpus_texts()]
+    blocks += [
+        ["serious: Form elements must have labels (label) - 6 nodes", "ok"],
+        ["Traceback (most recent call last):", "ValueError: bad input"],
+        ["could", "not connect"],
+        ["all good"],
+    ]
+    for block in blocks:
+        assert failures.from_code(block) == from_code_line_by_line(block), block
+
+
+def test_in_code_a_token_without_a_directory_names_no_path():
+    tokens = {token for text in corpus_texts() for _, token in paths._separated_tokens(text)}
+    tokens |= {"app.py", "./app.py", "a.b.c", "~.yml", ".env", "Dockerfile.prod"}
+    for token in tokens:
+        if "/" in token or "\\" in token:
+            continue
+        candidates = [paths.clean_path(m.group(0)) for m in paths._CANDIDATE.finditer(token)]
+        assert not any(paths.is_path(c, in_code=True) for c in candidates), token
+        assert paths._paths_in(token, True) == [], token
+
+
+def kind_by_scan(word: str) -> str:
+    """``markers.kind_of`` scanning the marker lists in order (the form the index replaces)."""
+    key = " ".join(word.lower().replace("’", "'").split())
+    key = markers._POINTER.sub("", markers._SUBJECT.sub("", key))
+    for kind, listed in phrases.MARKERS.items():
+        if key in listed:
+            return kind
+    return "decision" if key.split(" ", 1)[0] in ("decided", "decision") else ""
+
+
+def test_marker_kinds_are_the_first_listed():
+    marker_words = [w for listed in phrases.MARKERS.values() for w in listed]
+    for word in [*marker_words, "We're going with this", "Decided yesterday", "Nope", ""]:
+        assert markers.kind_of(word) == kind_by_scan(word), word
+
+
+def test_a_guarded_search_finds_what_admits_then_search_finds():
+    for name, guarded in module_objects(Guarded):
+        for text in corpus_texts()[:3000]:
+            expected = guarded.pattern.search(text) if guarded.admits(text) else None
+            found = guarded.search(text)
+            assert (found and found.span()) == (expected and expected.span()), (name, text)
+
+
+# Runs made possessive in the decision lexicon, each beside the form it was written as.
+_POSSESSIVE_FORMS = [
+    (r"^[\w.-]++(?: [\w.-]++){0,2} then\.?$", r"^[\w.-]+(?: [\w.-]+){0,2} then\.?$"),
+    (r"^[\w.-]++(?: [\w.-]++){0,2} first\.?$", r"^[\w.-]+(?: [\w.-]+){0,2} first\.?$"),
+    (
+        r"^[\w .+/-]{2,40}+, (?:good|great) (?:call|idea|choice)\b",
+        r"^[\w .+/-]{2,40}, (?:good|great) (?:call|idea|choice)\b",
+    ),
+]
+
+
+def test_the_possessive_runs_are_in_the_decision_lexicon():
+    alternatives = phrases.LEXICON_ALTERNATIVES[phrases.DECISION]
+    assert all(fast in alternatives for fast, _ in _POSSESSIVE_FORMS)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab.- ,then firstgoodcall", max_size=50))
+def test_possessive_runs_match_as_the_plain_ones(text):
+    for fast, plain in _POSSESSIVE_FORMS:
+        found, expected = re.match(fast, text), re.match(plain, text)
+        assert (found and found.span()) == (expected and expected.span()), (plain, text)
+
+
+def test_possessive_runs_match_corpus_texts_as_the_plain_ones():
+    texts = [
+        *corpus_texts(),
+        "postgres then",
+        "a b c then.",
+        "a b c d then",
+        "x" * 41 + ", good call",
+    ]
+    for fast, plain in _POSSESSIVE_FORMS:
+        for text in texts:
+            found, expected = re.match(fast, text), re.match(plain, text)
+            assert (found and found.span()) == (expected and expected.span()), (plain, text)
+
+
+# Patterns rewritten for speed, each beside the form it was written as.
+_REWRITTEN = [
+    (markers._SEMICOLONS, re.compile(r"\s*;\s*")),
+    (markers._LIST_SPLIT, re.compile(r"\s*;\s*|,\s+(?:and\s+)?|\s+and\s+(?=[A-Z/])")),
+    (decisions._ASIDE, re.compile(r"\s+(?:—|–|--?)\s+(.+)$|\s+\(([^)]+)\)\s*\.?$")),
+    (
+        clauses._SUBJECT_DONE_VERB,
+        re.compile(
+            r"^(?:\S+\s+){0,3}?(?:i|we)(?:'ve| have)?\s+(?:also\s+|just\s+)?([a-z]+)\b(.*)$",
+            re.IGNORECASE,
+        ),
+    ),
+]
+
+
+def same_everywhere(fast: re.Pattern[str], plain: re.Pattern[str], text: str) -> bool:
+    found = [(m.span(), m.groups()) for m in fast.finditer(text)]
+    return found == [(m.span(), m.groups()) for m in plain.finditer(text)] and (
+        fast.split(text) == plain.split(text)
+    )
+
+
+def test_rewritten_patterns_match_corpus_texts_as_written():
+    for fast, plain in _REWRITTEN:
+        for text in [*corpus_texts(), "a ;b", "x ,  and Y", "We  also added it", "X — y (z)."]:
+            assert same_everywhere(fast, plain, text), (plain.pattern, text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" \t;,()—-.aAndwe'vI/", max_size=30))
+def test_rewritten_patterns_match_generated_text_as_written(text):
+    for fast, plain in _REWRITTEN:
+        assert same_everywhere(fast, plain, text), (plain.pattern, text)
+
+
+def test_grouped_openings_strip_what_the_plain_alternations_strip():
+    plain = phrases.alternation
+    forms = [
+        (
+            labels._FILLER,
+            r"^(?:(?:(?:" + plain(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)|"
+            r"(?:(?:" + plain(*phrases.LEADING_INTERJECTION) + r")(?:[,.!:;-]+\s*|$)))+",
+        ),
+        (labels._DISCOURSE, r"^(?:(?:" + plain(*phrases.LEADING_FILLER) + r")\b[\s,.!:;-]*)+"),
+        (
+            labels._SUBJECT,
+            r"^(?:" + plain(*phrases.LEADING_SUBJECT) + r")\s+(?:(?:also|just|then|now|finally|"
+            r"already|only|actually)\s+)?",
+        ),
+    ]
+    texts = [*corpus_texts(), "ok so then, we'll also do it", "I, fine. Sure: yes", "i've i"]
+    for grouped, source in forms:
+        written = re.compile(source, re.IGNORECASE)
+        for text in texts:
+            found, expected = grouped.match(text), written.match(text)
+            assert (found and found.span()) == (expected and expected.span()), (source[:40], text)

@@ -155,20 +155,11 @@ class Twin:
     def search(self, text: str) -> re.Match[str] | None:
         return (self.ascii if text.isascii() else self.pattern).search(text)
 
-    def match(self, text: str) -> re.Match[str] | None:
-        return (self.ascii if text.isascii() else self.pattern).match(text)
-
-    def fullmatch(self, text: str) -> re.Match[str] | None:
-        return (self.ascii if text.isascii() else self.pattern).fullmatch(text)
-
     def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match[str]]:
         return (self.ascii if text.isascii() else self.pattern).finditer(text, pos)
 
     def findall(self, text: str) -> list:
         return (self.ascii if text.isascii() else self.pattern).findall(text)
-
-    def split(self, text: str, maxsplit: int = 0) -> list[str]:
-        return (self.ascii if text.isascii() else self.pattern).split(text, maxsplit)
 
     def sub(self, repl: str, text: str, count: int = 0) -> str:
         return (self.ascii if text.isascii() else self.pattern).sub(repl, text, count)

@@ -172,7 +172,7 @@ def render(items: Iterable[Fact], budget: int, encoding: str = tokens.DEFAULT_EN
         text = _assemble(chosen)
         if find_secrets(text):
             text = redact(text)
-        if _tokens(text, encoding) <= budget:
+        if len(tokens.get_encoding(encoding).encode_ordinary(text)) <= budget:
             return text
         chosen.pop()  # the line that mattered least
     return ""
@@ -188,8 +188,9 @@ def _line(text: str, encoding: str) -> tuple[str | None, int]:
     return line, 0 if line is None else count(line)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=64)
 def _tokens(text: str, encoding: str) -> int:
+    """Tokens of the header and the section titles."""
     return len(tokens.get_encoding(encoding).encode_ordinary(text))
 
 

@@ -82,14 +82,15 @@ async def forward_json(
     if response.status_code >= 400:
         raise await _upstream_error(response, adapter)
     try:
-        data = adapter.response(response.json(), model)
+        data = adapter.response(json.loads(response.content), model)
     except (ValueError, KeyError, TypeError, AttributeError):
         raise ProxyError(
             502,
             f"The upstream {target.name} answered with a body that is not a chat completion.",
             code="upstream_bad_response",
         ) from None
-    payload = json.dumps(data).encode()
+    # An OpenAI-compatible upstream's body goes out as it came; a translated one is encoded anew.
+    payload = response.content if adapter.relay_raw else json.dumps(data).encode()
     await send(
         {
             "type": "http.response.start",
@@ -163,9 +164,12 @@ async def forward_stream(
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             try:
                 async for chunk in response.aiter_raw():
-                    out = chunk if adapter.relay_raw else b""
-                    for event in parser.feed(chunk):
-                        out += _consume(event, adapter, translator, assembler)
+                    if adapter.relay_raw and chunk:  # the bytes go out before they are read
+                        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    out = b"".join(
+                        _consume(event, adapter, translator, assembler)
+                        for event in parser.feed(chunk)
+                    )
                     if out:
                         await send({"type": "http.response.body", "body": out, "more_body": True})
                     if outcome.ttft_ms is None and assembler.first_token:

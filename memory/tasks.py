@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -65,11 +66,13 @@ def create_checkpoint(session_id: int) -> int | None:
 
 
 def enqueue_extraction(session_id: int) -> None:
-    """After commit, queue the session's extraction; if the broker is down, extract inline.
+    """After commit, queue the session's extraction (embedded: run it on a timer thread,
+    ``TOKENMIZER_EXTRACTION_DELAY_MS`` later); if the broker is down, extract inline.
 
     Either way nothing is lost: the messages are stored and the session's high-water mark says
     what is still to read, which ``extract_pending`` catches up on as well. A session with a job
-    already waiting gets no second one: that job reads every message committed before it starts.
+    already waiting gets no second one: that job reads every message committed before it starts,
+    so the exchanges of a burst share it.
     """
 
     def send() -> None:
@@ -79,13 +82,31 @@ def enqueue_extraction(session_id: int) -> None:
             fresh = True  # without the cache, queue anyway: a no-op job costs little
         if not fresh:
             return
-        try:
-            extract_session.delay(session_id)
-        except Exception:
-            log.warning("broker unavailable: extracting session %s inline", session_id)
-            extract_session(session_id)
+        delay = settings.TOKENMIZER_EXTRACTION_DELAY_MS / 1000
+        if settings.CELERY_TASK_ALWAYS_EAGER and delay:  # eager Celery would run it right here
+            threading.Timer(delay, _run_eager, (session_id,)).start()
+        else:
+            _queue(session_id)
 
     transaction.on_commit(send)
+
+
+def _queue(session_id: int) -> None:
+    try:
+        extract_session.delay(session_id)
+    except Exception:
+        log.warning("broker unavailable: extracting session %s inline", session_id)
+        extract_session(session_id)
+
+
+def _run_eager(session_id: int) -> None:
+    """The embedded profile's delayed job, on a timer thread of its own."""
+    try:
+        _queue(session_id)
+    except Exception:
+        log.exception("extracting session %s failed", session_id)
+    finally:
+        connections.close_all()
 
 
 @shared_task(**JOB)

@@ -55,6 +55,9 @@ def sent(monkeypatch) -> list:
     return calls
 
 
+DELAY_S = settings.TOKENMIZER_EXTRACTION_DELAY_MS / 1000
+
+
 def test_jobs_on_a_deleted_session_return_quietly(session):
     session_id = session.pk
     record_messages(session, FACTS)
@@ -88,6 +91,7 @@ def test_jobs_travel_as_json_with_ids_only(session, sent, django_capture_on_comm
     assert settings.CELERY_ACCEPT_CONTENT == ["json"]  # a pickled message would be refused
     with django_capture_on_commit_callbacks(execute=True):
         tasks.enqueue_extraction(session.pk)
+    wait_for(lambda: sent, "the job was queued")
     assert sent == [((session.pk,), {})]
     assert json.loads(json.dumps(sent[0][0])) == [session.pk]
 
@@ -97,19 +101,45 @@ def test_extraction_is_queued_only_once_the_transcript_is_committed(session, sen
     with transaction.atomic():
         record_messages(session, FACTS)
         tasks.enqueue_extraction(session.pk)
+        time.sleep(DELAY_S + 0.1)
         assert sent == []  # a worker must not read a transcript that is not committed yet
-    assert sent == [((session.pk,), {})]
+    wait_for(lambda: len(sent) == 1, "the committed transcript's job was queued")
     with pytest.raises(RuntimeError), transaction.atomic():
         tasks.enqueue_extraction(session.pk)
         raise RuntimeError("the request failed")
+    time.sleep(DELAY_S + 0.1)
     assert len(sent) == 1  # a rolled-back request queues nothing
+
+
+@pytest.mark.skipif(
+    not settings.CELERY_TASK_ALWAYS_EAGER,
+    reason="embedded profile: a worker starts a job when it is free, not after a delay",
+)
+@pytest.mark.django_db(transaction=True)
+def test_the_exchanges_of_a_burst_share_one_extraction_job(session, monkeypatch):
+    """Embedded, a job starts a moment after the exchange that queued it and reads every
+    exchange committed by then: a burst of exchanges is extracted once."""
+    task = tasks.extract_session._get_current_object()
+    queue, jobs = task.delay, []
+    monkeypatch.setattr(task, "delay", lambda *a, **kw: (jobs.append(a), queue(*a, **kw)))
+    for n in range(2, len(FACTS) + 1):  # three exchanges, well within the delay
+        with transaction.atomic():
+            record_messages(session, FACTS[:n])
+            tasks.enqueue_extraction(session.pk)
+    wait_for(
+        lambda: Session.objects.get(pk=session.pk).high_water == len(FACTS) - 1,
+        "the burst was extracted",
+    )
+    assert len(jobs) == 1
+    keys = set(session.nodes.values_list("key", flat=True))
+    assert {"postgresql for orders storage", "write the migration for the refunds table"} <= keys
 
 
 @pytest.mark.django_db(transaction=True)
 def test_with_the_broker_down_extraction_runs_inline(session, monkeypatch):
     """We chose inline extraction when the broker refuses the job (``extract_pending`` catches up on
-    anything still left behind): the facts reach the graph at once, at the cost of the request's
-    thread doing the work."""
+    anything still left behind): the facts reach the graph without a worker, at the cost of the
+    sending thread doing the work."""
 
     def refuse(*args, **kwargs):
         raise OperationalError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
@@ -118,8 +148,10 @@ def test_with_the_broker_down_extraction_runs_inline(session, monkeypatch):
     with transaction.atomic():
         record_messages(session, FACTS)
         tasks.enqueue_extraction(session.pk)
-    session.refresh_from_db()
-    assert session.high_water == len(FACTS) - 1
+    wait_for(
+        lambda: Session.objects.get(pk=session.pk).high_water == len(FACTS) - 1,
+        "the refused job was extracted inline",
+    )
     assert session.nodes.filter(
         type=NodeType.DECISION, key="postgresql for orders storage"
     ).exists()

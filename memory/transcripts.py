@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.graph import redact, tokens
-from memory.graph.alignment import align
+from memory.graph.alignment import ResentHistory, align
 from memory.models import Message, Session
 
 
@@ -57,10 +57,19 @@ def clean_message(message: dict) -> dict:
     return clean
 
 
+def _cleaned_and_hashed(message: dict) -> tuple[dict, str]:
+    clean = clean_message(message)
+    return clean, tokens.content_hash(clean)
+
+
+# Each session's last recorded history: what the next exchange resends is not cleaned again.
+_recorded = ResentHistory()
+
+
 def record_messages(session: Session, messages: list[dict], model: str | None = None) -> Recorded:
     """Store the messages of ``messages`` not stored yet, in one transaction with the session locked."""
-    cleaned = [clean_message(m) for m in messages]
-    hashes = [tokens.content_hash(m) for m in cleaned]
+    pairs = _recorded.values(session.pk, messages, _cleaned_and_hashed)
+    cleaned, hashes = [c for c, _ in pairs], [h for _, h in pairs]
     with transaction.atomic():
         session = Session.objects.select_for_update().get(pk=session.pk)
         stored = list(session.messages.order_by("position").values_list("content_hash", flat=True))

@@ -18,6 +18,8 @@ import tiktoken
 import tiktoken.model
 from tiktoken_ext import openai_public
 
+from memory.graph.alignment import ResentHistory
+
 ENCODING_NAMES = ("cl100k_base", "o200k_base")
 DEFAULT_ENCODING = "cl100k_base"
 
@@ -254,23 +256,10 @@ def count_messages(
     if conversation is None:
         return sum(count_message(m, model) for m in messages) + REPLY_PRIMING
     name = encoding_name_for(model)
-    with _message_cache_lock:
-        previous = _conversations.get((name, conversation), ((), ()))
-    seen, known = previous
-    counts, shared = [], True
-    for i, message in enumerate(messages):
-        shared = shared and i < len(seen) and seen[i] == message
-        counts.append(known[i] if shared else count_message(message, model))
-    # Copies: a caller replacing a message's fields afterwards cannot make a count wrong.
-    remembered = (tuple(dict(m) for m in messages), tuple(counts))
-    with _message_cache_lock:
-        _conversations[(name, conversation)] = remembered
-        _conversations.move_to_end((name, conversation))
-        if len(_conversations) > _CONVERSATIONS:
-            _conversations.popitem(last=False)
+    counts = _conversations.values(
+        (name, conversation), messages, lambda m: count_message(m, model)
+    )
     return sum(counts) + REPLY_PRIMING
 
 
-# The last request of each recent conversation (its messages and their counts), least recent first.
-_conversations: OrderedDict[tuple[str, Hashable], tuple[tuple, tuple]] = OrderedDict()
-_CONVERSATIONS = 256
+_conversations = ResentHistory()

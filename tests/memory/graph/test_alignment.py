@@ -1,6 +1,6 @@
 """Aligning resent histories with the stored transcript."""
 
-from memory.graph.alignment import align
+from memory.graph.alignment import ResentHistory, align
 
 
 def test_a_longer_history_is_new_from_the_end_of_the_stored_one():
@@ -39,3 +39,26 @@ def test_a_regenerated_reply_is_appended_once():
     stored = ["s", "u1", "r1"]
     assert align(stored, ["s", "u1"]).new_from == 2
     assert align(stored, ["s", "u1", "r1-again"]).new_from == 2
+
+
+def test_a_resent_history_computes_only_what_differs_from_the_last_request():
+    history = ResentHistory(size=2)
+    computed = []
+
+    def size(message):
+        computed.append(message["content"])
+        return len(message["content"])
+
+    first = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi there"}]
+    assert history.values("c", first, size) == [5, 8]
+    resent = [dict(m) for m in first] + [{"role": "user", "content": "run it"}]
+    assert history.values("c", resent, size) == [5, 8, 6]
+    assert computed == ["hello", "hi there", "run it"]  # the resent two were not computed again
+    resent[0]["content"] = "hello, edited"  # a client editing its history after the fact
+    assert history.values("c", resent, size) == [13, 8, 6]  # everything after an edit is anew
+    assert computed[-3:] == ["hello, edited", "hi there", "run it"]
+    history.values("d", first, size)
+    history.values("e", first, size)  # beyond its size, the least recent conversation goes
+    computed.clear()
+    history.values("c", resent, size)
+    assert len(computed) == 3

@@ -65,8 +65,11 @@ HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 _WINDOWS = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\\s,;:'\"`<>|*?]+\\)*[^\\\s,;:'\"`<>|*?]+")
 # A run of path characters; bounded, so that a pathological token cannot make this slow.
 # Only tokens holding a dot or a slash are tried (plus the known bare names), which keeps this fast.
+# A segment may be hidden (".ssh"), hold a route parameter ("[slug]") or a partition ("dt=2024-06").
 _CANDIDATE = Twin(
-    re.compile(r"(?<![\w@$%/\\.:-])[~.]{0,2}/?[\w@+\-]{0,120}(?:[./][\w@+\-{}*]{1,120}){1,24}/?")
+    re.compile(
+        r"(?<![\w@$%/\\.:-])[~.]{0,2}/?[\w@+\-]{0,120}(?:[./]\.?[\w@+\-{}*\[\]=]{1,120}){1,24}/?"
+    )
 )
 _BARE = re.compile(r"\b(?:" + "|".join(sorted(BARE_FILENAMES)) + r")(?![\w-]|\.\w)")
 _ENDPOINT = re.compile(
@@ -130,10 +133,14 @@ def is_path(token: str, in_code: bool = False) -> bool:
         return True  # "docs/guides/", "../../modules/vpc", "envs/prod/main"
     if token.startswith("/") and len(parts) >= 2 and parts[0] in UNIX_ROOTS:
         return not in_code
+    if _HOME.match(token):
+        return True  # "~/.ssh/config", "~deploy/.ssh/authorized_keys": under someone's home
     # ".well-known/apple-app-site-association": a path under a dot-directory is a file.
     return len(parts) >= 2 and token.startswith(".") and not token.startswith("..") and not in_code
 
 
+# A path under a home directory ("~/" or "~user/"), naming something below it.
+_HOME = re.compile(r"~(?:[a-z_][\w.-]*)?/[\w.@+-]*[A-Za-z_]")
 # A file name with an extension not in the list: lower-case, 1-14 letters, after a stem.
 _UNKNOWN_EXTENSION = re.compile(r"[\w@+-]+\.[a-z][a-z0-9]{0,13}")
 # A directory written as one: a trailing slash, a leading ./ or ../, or three lower-case segments.

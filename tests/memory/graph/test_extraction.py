@@ -226,6 +226,20 @@ def test_paths_in_every_common_form_are_files() -> None:
     ]
 
 
+def test_home_hidden_routed_and_partitioned_paths_are_files_whole() -> None:
+    text = (
+        "I put the hosts in ~/.ssh/config and the key in ~deploy/.ssh/authorized_keys, moved the "
+        "page to src/routes/posts/[id]/+page.svelte and read data/events/dt=2025-03-01/part-0.parquet."
+    )
+    assert _labels(_one(text), NodeType.FILE) == [
+        "~/.ssh/config",
+        "~deploy/.ssh/authorized_keys",
+        "src/routes/posts/[id]/+page.svelte",
+        "data/events/dt=2025-03-01/part-0.parquet",
+    ]
+    assert _labels(_one("About ~2/3 of the runs pass; ~/ alone is no file."), NodeType.FILE) == []
+
+
 def test_path_in_backticks_is_a_file() -> None:
     assert _labels(_one("See `config/settings/base.py` for it."), NodeType.FILE) == [
         "config/settings/base.py"

@@ -176,12 +176,15 @@ async def _relay(
     target = resolve(upstreams, request.model)
     adapter = adapter_for(target.kind)
     body = {**request.body, "messages": exchange.forward}
+    # Nothing changed, to an upstream speaking the client's protocol: the client's own bytes go.
+    unchanged = adapter.relay_raw and exchange.forward == request.messages
+    raw = request.raw if unchanged else None
     if request.stream:
         work = relay.forward_stream(
-            adapter, target, body, request.model, request.include_usage, send, started
+            adapter, target, body, request.model, request.include_usage, send, started, raw
         )
     else:
-        work = relay.forward_json(adapter, target, body, request.model, send)
+        work = relay.forward_json(adapter, target, body, request.model, send, raw)
     try:
         return await until_disconnect(receive, work)
     except ProxyError as error:

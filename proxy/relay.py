@@ -15,7 +15,13 @@ from django.conf import settings
 from proxy.errors import ProxyError
 from proxy.replies import ReplyAssembler, reply_of
 from proxy.sse import DONE, SSEParser, frame
-from proxy.upstreams import Adapter, StreamTranslator, Target, UpstreamStreamError
+from proxy.upstreams import (
+    Adapter,
+    StreamTranslator,
+    Target,
+    UpstreamRequest,
+    UpstreamStreamError,
+)
 
 Send = Callable[[dict], Awaitable[None]]
 SSE_HEADERS = [
@@ -71,12 +77,19 @@ async def _upstream_error(response: httpx.Response, adapter: Adapter) -> ProxyEr
     return ProxyError(response.status_code, message, code="upstream_error", headers=headers)
 
 
+def _content(request: UpstreamRequest, raw: bytes | None) -> dict[str, Any]:
+    """httpx's body argument: ``raw`` (the client's bytes, forwarded unchanged) or the JSON."""
+    return {"content": raw} if raw is not None else {"json": request.json}
+
+
 async def forward_json(
-    adapter: Adapter, target: Target, body: dict, model: str, send: Send
+    adapter: Adapter, target: Target, body: dict, model: str, send: Send, raw: bytes | None = None
 ) -> Outcome:
     request = adapter.request(body, target, stream=False)
     try:
-        response = await client().post(request.url, json=request.json, headers=request.headers)
+        response = await client().post(
+            request.url, headers=request.headers, **_content(request, raw)
+        )
     except httpx.HTTPError as error:
         raise _transport_error(error, target) from None
     if response.status_code >= 400:
@@ -147,6 +160,7 @@ async def forward_stream(
     include_usage: bool,
     send: Send,
     started: float,
+    raw: bytes | None = None,
 ) -> Outcome:
     request = adapter.request(body, target, stream=True)
     assembler, parser, translator = (
@@ -157,7 +171,7 @@ async def forward_stream(
     outcome = Outcome(200)
     try:
         async with client().stream(
-            "POST", request.url, json=request.json, headers=request.headers
+            "POST", request.url, headers=request.headers, **_content(request, raw)
         ) as response:
             if response.status_code >= 400:
                 raise await _upstream_error(response, adapter)

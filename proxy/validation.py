@@ -19,6 +19,7 @@ class ChatRequest:
     stream: bool
     include_usage: bool
     session_id: str | None
+    raw: bytes | None = None  # the body as it came, when it holds none of our own fields
 
 
 def _bad(message: str, param: str, code: str = "invalid_value") -> ProxyError:
@@ -77,6 +78,7 @@ def parse_chat_request(raw: bytes, header_session: str | None) -> ChatRequest:
     options = body.get("stream_options") or {}
     if not isinstance(options, dict):
         raise _bad("'stream_options' must be an object.", "stream_options", "invalid_type")
+    ours = "session_id" in body
     session_id = body.pop("session_id", None) or header_session
     if session_id is not None and (
         not isinstance(session_id, str) or not 0 < len(session_id) <= 200
@@ -85,5 +87,11 @@ def parse_chat_request(raw: bytes, header_session: str | None) -> ChatRequest:
             "'session_id' must be a string of 1 to 200 characters.", "session_id", "invalid_type"
         )
     return ChatRequest(
-        body, model, messages, stream, bool(options.get("include_usage")), session_id
+        body,
+        model,
+        messages,
+        stream,
+        bool(options.get("include_usage")),
+        session_id,
+        None if ours else raw,
     )

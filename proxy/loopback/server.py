@@ -153,7 +153,14 @@ class LoopbackApp:
         query = scope.get("query_string", b"").decode("latin-1")
         method, path = scope["method"], scope["path"]
         self._note(
-            {"method": method, "path": path, "query": query, "headers": headers, "body": body}
+            {
+                "method": method,
+                "path": path,
+                "query": query,
+                "headers": headers,
+                "body": body,
+                "raw": raw,
+            }
         )
         if method == "GET" and path == "/v1/models":
             return await respond(send, 200, self._models())

@@ -54,6 +54,20 @@ def test_unknown_extra_fields_and_response_format_pass_through(client, upstream)
     assert body["response_format"] == {"type": "json_object"} and body["seed_x"] == 7
 
 
+@pytest.mark.parametrize("session", [None, "s-raw"])
+def test_a_request_the_proxy_leaves_unchanged_reaches_the_upstream_byte_for_byte(
+    proxy_url, api_key, upstream, session
+):
+    # The client's own formatting (spacing, escapes, key order) is kept, with or without a session.
+    raw = b'{ "messages": [{"content": "Caf\\u00e9 \\u2615, say hi", "role": "user"}],\n  "model": "echo" }'
+    headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
+    if session:
+        headers["X-Session-Id"] = session
+    response = httpx.post(f"{proxy_url}/v1/chat/completions", content=raw, headers=headers)
+    assert response.status_code == 200
+    assert upstream.requests[-1]["raw"] == raw
+
+
 def test_a_session_records_the_turns_and_the_reassembled_reply(client, upstream):
     history = [{"role": "system", "content": "Be brief."}, *HELLO]
     stream = client.chat.completions.create(

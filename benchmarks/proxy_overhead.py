@@ -37,8 +37,16 @@ from benchmarks.token_economy import file_text, generate_session, test_output
 # bare-relay: the floor of this stack, uvicorn plus one httpx client relaying bytes (no Django, no
 # database), measured the same way to tell the server and HTTP client's share from the proxy's own.
 # passthrough-paced: the same pause without a session, for what waking up after a pause costs any
-# request (the paced session figures minus these are the session pipeline's own).
-MODES = ("bare-relay", "passthrough", "passthrough-paced", "session", "session-paced")
+# request (the paced session figures minus these are the session pipeline's own); bare-relay-paced,
+# what it costs the stack's floor.
+MODES = (
+    "bare-relay",
+    "bare-relay-paced",
+    "passthrough",
+    "passthrough-paced",
+    "session",
+    "session-paced",
+)
 PACE_S = 0.1
 KINDS = ("stream", "json")  # stream: time to first byte; json: total time
 METRIC = {"stream": "ttfb", "json": "total"}
@@ -169,9 +177,7 @@ def sequential(bench: Bench, mode: str, kind: str, n: int, deadline: float) -> d
     """``n`` interleaved pairs (upstream, proxy) after a warm-up; the timings of each side."""
     stream = kind == "stream"
     direct_url = f"{bench.upstream_url}/v1/chat/completions"
-    proxy_url = (
-        f"{bench.relay_url if mode == 'bare-relay' else bench.proxy_url}/v1/chat/completions"
-    )
+    proxy_url = f"{bench.relay_url if mode.startswith('bare-relay') else bench.proxy_url}/v1/chat/completions"
     sides = {"direct": {"ttfb": [], "total": []}, "proxy": {"ttfb": [], "total": []}}
     sizes: list[int] = []
     source = conversations(f"overhead-{kind}-{time.monotonic_ns()}", mode.startswith("session"))
@@ -492,7 +498,8 @@ def markdown(results: dict) -> str:
         f"back to back, and paced ({s['paced_pause_s'] * 1000:.0f} ms pause after each pair, so the previous "
         "exchange's recording and eager extraction are done, as a real upstream's generation time would allow).",
         "",
-        f"`bare-relay` is the stack's floor: {s['bare_relay']}; the proxy's own cost is its figures minus that row's.",
+        f"`bare-relay` is the stack's floor: {s['bare_relay']}; the proxy's own cost is its figures minus that row's "
+        "(paced: minus `bare-relay-paced`).",
         "",
         "## Sequential requests",
         "",

@@ -19,6 +19,7 @@ from proxy import compaction, keys
 from proxy.errors import ProxyError
 from proxy.models import ApiKey, RequestLog, Upstream
 from proxy.tasks import llm_extract_session
+from tokenmizer_site import sql
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,8 @@ def admit(
     keyed = admitted_recently(authorization, None)
     if keyed is None:
         key = keys.authenticate(authorization)
-        keyed = _remember(authorization, Admitted(key, list(key.project.upstreams.all()), None))
+        upstreams = sql.rows(Upstream, "project", key.project_id, order_by=("position", "id"))
+        keyed = _remember(authorization, Admitted(key, upstreams, None))
     if not session_id:
         return keyed
     session = open_session(keyed.key, session_id, messages)
@@ -105,13 +107,8 @@ def open_session(
     """The key's session of that id, or a new one (unsaved) with its preamble; 404 if the id is
     another user's or another project's session."""
     # One read finds the id in every project: another project's session of that id is not ours
-    # to see, and not a new one to open either. Plain SQL, as every new session runs it: the ORM
-    # takes longer to compile the query than the database to answer it.
-    found = list(
-        Session.objects.raw(
-            f"SELECT * FROM {Session._meta.db_table} WHERE external_id = %s LIMIT 2", [external_id]
-        )
-    )
+    # to see, and not a new one to open either.
+    found = sql.rows(Session, "external_id", external_id, limit=2)
     session = next((s for s in found if s.project_id == key.project_id), None)
     if session is None:
         if found:

@@ -1,8 +1,12 @@
 """Shared fixtures: users, a project owned by alice with a team around it, a session in it, and
 a session whose graph holds a contested pair, a checkpoint and some usage."""
 
+import time
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management.base import CommandError
+from django.test import TransactionTestCase
 
 from memory import checkpoints, graphs
 from memory.models import Node, Session
@@ -114,7 +118,10 @@ def production_services(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         url = _test_database_url()
     worker = start_worker(url)
+    flush = TransactionTestCase._fixture_teardown
+    TransactionTestCase._fixture_teardown = _flush_past_the_worker(flush)
     yield worker
+    TransactionTestCase._fixture_teardown = flush
     stop_worker(worker)
     with django_db_blocker.unblock():
         from django.db import connection
@@ -128,11 +135,27 @@ def production_services(django_db_setup, django_db_blocker):
             )
 
 
+def _flush_past_the_worker(flush):
+    """The worker may still be finishing a test's last job when the test database is flushed
+    after it: PostgreSQL then breaks the deadlock by failing one side. A failed flush is tried
+    again, so that it does not leave the next test a database that was not emptied."""
+
+    def teardown(self):
+        for attempt in range(5):
+            try:
+                return flush(self)
+            except CommandError:
+                if attempt == 4:
+                    raise
+                time.sleep(0.2)
+
+    return teardown
+
+
 def start_worker(database_url: str, *extra: str):
     import os
     import subprocess
     import sys
-    import time
 
     from tokenmizer_site.celery import app
 

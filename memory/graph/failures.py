@@ -56,46 +56,104 @@ _FINDING_LINE = re.compile(
     r"^\s*(?:WARN-NEW|FAIL-NEW|WARN-INPROG|critical|serious|moderate)\s*:\s+([A-Z][^\[\n]{5,}?)"
     r"\s*(?:\[[\w-]+\]|\([\w-]+\))?(?:\s+(?:x|-)\s+\d+.*)?$"
 )
-_FINDING_WORDS = ("WARN-NEW", "FAIL-NEW", "WARN-INPROG", "critical", "serious", "moderate")
+# A checker's report row, one failed check per line: "FAIL  iam_root_mfa  Root account has no MFA".
+_FAILED_CHECK = re.compile(r"^\s*\[?FAIL\]?\s+[\w.:/-]+\s+([A-Z][^\n]{5,}?)\s*$")
+_FINDING_WORDS = (
+    "WARN-NEW",
+    "FAIL",
+    "WARN-INPROG",
+    "critical",
+    "serious",
+    "moderate",
+)  # FAIL: FAIL-NEW too
 MAX_FINDINGS = 10
 
 # The line patterns of ``_line_score``, ``error_line_label`` and ``is_error_message``.
-_EXCEPTION_HEAD = re.compile(r"(?:Caused by:\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b")
+# A class from an exceptions module is one whatever its name: "airflow.exceptions.SensorTimeout:".
+_EXCEPTION_HEAD = re.compile(
+    r"(?:Caused by:\s*)?(?:[a-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)\b|(?:exceptions?|errors?|exc)\.[A-Z]\w*:)"
+)
+# An HTTP error response: "400 Bad Request: The CSRF token is missing."
+_HTTP_ERROR = re.compile(
+    r"^(?:HTTP/[\d.]+ )?[45]\d\d (?:Bad Request|Unauthorized|Forbidden|Not Found|Conflict|Gone|"
+    r"Unprocessable (?:Entity|Content)|Too Many Requests|Internal Server Error|Bad Gateway|"
+    r"Service Unavailable|Gateway Timeout)\b"
+)
 _ERROR_HEAD = re.compile(r"(?:fatal error|panic|error(?:\[\w+\])?|Error|ERROR|FATAL)\b:?")
 _ERROR_TAG = re.compile(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b")
 _FAIL_SUITE = re.compile(r"FAIL\s+\S")
 _FAILED = re.compile(r"\b(?:FAILED|Failed|failed)\b")
-_WHY_FAILED = re.compile(r"\b(?:cannot|could not|not found|denied|killed)\b", re.IGNORECASE)
+_WHY_FAILED = re.compile(r"\b(?:cannot|could not|not found|denied|killed|because)\b", re.IGNORECASE)
 _ERROR_ERROR = re.compile(r"^(?:Error:\s+)+(?=Error\b)")  # "Error: Error acquiring ..."
 _BRACKETED_ERROR = re.compile(r"^\[?Error:\s*(.*?)\]?$")
 _CAUSED_BY = re.compile(r"^Caused by:\s*")
 _SENTENCE_STOP = re.compile(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z0-9])")
 _ERROR_WORD = re.compile(r"\b(?:error|failed|denied):?\s", re.I)
 _COMMA = re.compile(r",\s+")
+# A message field of a structured log line: '{"changed": false, "msg": "Failed to connect ..."}'.
+_MESSAGE_FIELD = re.compile(r'"(?:msg|message|error|reason)"\s*:\s*"([^"]{8,})"')
+# Lines that are no message of their own: stack frames, source excerpts, "key: value" context.
+_NOT_MESSAGE = re.compile(
+    r"^(?:at\s|File\s|\(|\.\.\.|-->|\||\d+\s*\||[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?\s*:\s)"
+)
 
 
 def from_code(block: list[str]) -> list[tuple[str, str]]:
-    """The failures a block of program output reports: a scanner's findings, one per line, or
-    else its strongest error line, if any."""
+    """The failures a block of program output reports: a scanner's or checker's findings, one
+    per line, or else its strongest error line (or the line after it saying why), if any."""
     # A line holds a keyword when the block does (none spans lines): one test for all lines.
     text = "\n".join(block)
     if holds_any(text, _FINDING_WORDS):
         findings = [
-            (m.group(1).strip(), line.strip()) for line in block if (m := _FINDING_LINE.match(line))
+            (m.group(1).strip(), line.strip())
+            for line in block
+            if (m := _FINDING_LINE.match(line) or _FAILED_CHECK.match(line))
         ]
         if findings:
             return findings[:MAX_FINDINGS]
     if not holds_any(text, _HINTS):
         return []  # no line can score
-    best: tuple[int, str] | None = None
-    for line in block:
+    return _strongest(block)
+
+
+def _strongest(block: list[str]) -> list[tuple[str, str]]:
+    """The block's strongest failure line, or the detail line saying why it failed, or both."""
+    best: tuple[int, int] | None = None
+    for i, line in enumerate(block):
         score = _line_score(line)
-        if score > 1 and (best is None or score > best[0]):
-            best = (score, line)  # the first strongest line: later ones elaborate on it
+        if score and (best is None or score > best[0]):
+            best = (score, i)  # the first strongest line: later ones elaborate on it
     if best is None:
         return []
-    label = error_line_label(best[1])
-    return [(label, best[1].strip())] if label else []
+    score, i = best
+    detail = _detail_after(block, i)
+    if detail and (score == 1 or _says_only_that(block[i])):
+        lines = [detail]  # "Validate failed: ..." then "Migration checksum mismatch ...": the why
+    elif score == 1:
+        return []
+    elif detail and block[i].rstrip().endswith(":"):
+        lines = [block[i], detail]  # "MissingOutputException in rule x:" introduces what it is
+    else:
+        lines = [block[i]]
+    return [(label, line.strip()) for line in lines if (label := error_line_label(line))]
+
+
+def _says_only_that(line: str) -> bool:
+    """ "Task failed with exception", "Validate failed: Migrations have failed validation": a
+    line saying that something failed but not why."""
+    return bool(_FAILED.search(line)) and not _WHY_FAILED.search(line)
+
+
+def _detail_after(block: list[str], i: int) -> str:
+    """The line after line ``i`` when it is a message of its own (the detail of a failure
+    line), not a stack frame, a "key: value" line or a summary."""
+    following = next((line for line in block[i + 1 :] if line.strip()), "")
+    text = _LOG_PREFIX.sub("", following.strip())
+    if len(text.split()) < 4 or not text[0].isalpha() or _NOT_MESSAGE.match(text):
+        return ""
+    if _SUMMARY_LINE.search(text) or _SOURCE_LINE.search(text):
+        return ""
+    return following
 
 
 # Substrings one of which every failure line holds: a cheap test before the regexes.
@@ -114,6 +172,17 @@ _HINTS = (
     "FAIL",
     "must be",
     "not yet",
+    # HTTP error responses: "400 Bad Request", "403 Forbidden", ...
+    "Bad Request",
+    "Unauthorized",
+    "Forbidden",
+    "Not Found",
+    "Conflict",
+    "Unprocessable",
+    "Too Many Requests",
+    "Bad Gateway",
+    "Unavailable",
+    "Gateway Timeout",
 )
 
 
@@ -127,6 +196,8 @@ def _line_score(line: str) -> int:
     head = _LOG_PREFIX.sub("", text)
     if _EXCEPTION_HEAD.match(head) or _ERROR_HEAD.match(head):
         return 4
+    if _HTTP_ERROR.match(head):
+        return 3
     if ":" in text and phrases.names_exception(text):
         return 3
     if _ERROR_TAG.search(text):
@@ -143,7 +214,8 @@ def _line_score(line: str) -> int:
 def error_line_label(line: str) -> str:
     """A label for an output line: log prefixes and object reprs removed, bounded in words."""
     text = " ".join(line.split())
-    text = _LOG_PREFIX.sub("", text)
+    field = _MESSAGE_FIELD.search(text) if '"' in text else None
+    text = _LOG_PREFIX.sub("", field.group(1) if field else text)
     text = _ERROR_ERROR.sub("", text)  # "Error: Error acquiring ..."
     text = _BRACKETED_ERROR.sub(r"\1", text) if text.startswith("[Error") else text
     text = _CAUSED_BY.sub("", text)

@@ -195,6 +195,75 @@ def test_fatal_error_line_in_pasted_output_is_the_error() -> None:
     assert _labels(_one(text), NodeType.ERROR) == ["fatal error: concurrent map writes"]
 
 
+def test_exception_from_an_exceptions_module_outranks_a_generic_error_line() -> None:
+    text = (
+        "the export job died:\n```\n[09:12:44] {worker.py:88} ERROR - Job failed with exception\n"
+        "queue.exceptions.LeaseExpired: lease on batch 17 expired after 300 seconds\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "queue.exceptions.LeaseExpired: lease on batch 17 expired after 300 seconds"
+    ]
+
+
+def test_line_saying_only_that_it_failed_gives_way_to_the_line_saying_why() -> None:
+    text = (
+        "startup is broken:\n```\ncom.acme.db.SchemaException: Check failed: schema has failed checks\n"
+        "Column invoices.total holds text where numeric was expected\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Column invoices.total holds text where numeric was expected"
+    ]
+    text = "the build:\n```\n> Task :lib:compileJava FAILED\nNo compatible toolchain found for Java 21\n```"
+    assert _labels(_one(text), NodeType.ERROR) == ["No compatible toolchain found for Java 21"]
+
+
+def test_failure_line_ending_in_a_colon_keeps_the_detail_it_introduces() -> None:
+    text = (
+        "the pipeline stops:\n```\nMissingOutputException in step export, line 9:\n"
+        "Step finished, but the report file was never written.\n  reports/summary.csv\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "MissingOutputException in step export, line 9",
+        "Step finished, but the report file was never written",
+    ]
+
+
+def test_failed_because_says_why_it_failed() -> None:
+    text = "```\n[bundler] Build failed because the entry module src/main.ts does not exist\n```"
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Build failed because the entry module src/main.ts does not exist"
+    ]
+
+
+def test_structured_log_line_is_labelled_by_its_message_field() -> None:
+    text = (
+        'upload log:\n```\nERROR {"level": "error", "msg": "Upload rejected: bucket quota '
+        'exceeded for tenant 42", "ts": 1712}\n```'
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Upload rejected: bucket quota exceeded for tenant 42"
+    ]
+
+
+def test_each_failed_row_of_a_check_report_is_an_error() -> None:
+    text = (
+        "hardening report:\n```\nPASS  disk_encrypted      Volume vol-1 is encrypted\n"
+        "FAIL  ssh_root_login      Root login over SSH is allowed\n"
+        "FAIL  password_max_age    Passwords never expire for 3 users\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Root login over SSH is allowed",
+        "Passwords never expire for 3 users",
+    ]
+
+
+def test_http_error_response_in_output_is_the_error() -> None:
+    text = "the push:\n```\n403 Forbidden: Token lacks the write:packages scope.\n```"
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "403 Forbidden: Token lacks the write:packages scope"
+    ]
+
+
 def test_http_status_complaint_is_an_error() -> None:
     assert _labels(_one("Login keeps returning 422"), NodeType.ERROR) == [
         "Login keeps returning 422"

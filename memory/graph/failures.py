@@ -304,6 +304,29 @@ _UNAMBIGUOUS = Guarded(
 )
 
 
+# A clause announcing a problem that the clause after its colon states: "One problem: X",
+# "something went wrong yesterday: X", "We had an incident last week: X".
+_ANNOUNCES_PROBLEM = Guarded(
+    re.compile(
+        r"^(?:(?:so|and|but|oh|also|separately|then|ok|okay|however)\b,?\s+)*"
+        r"(?:(?:(?:the|one|another|a|new|next|second|other|big|main|real|last)\s+)?"
+        r"(?:problem|issue|bug|snag|gotcha|incident)(?:\s+(?:is|was)\s+(?:\S+\s+){0,3}\S+|"
+        r"\s+(?:though|here|now|today|left|remaining))?|"
+        r"(?:something|stuff|things)\s+(?:went|is|was|has gone|have gone|goes)\s+wrong(?:\s+\S+){0,2}|"
+        r"(?:we|i)\s+(?:had|have|got|hit)\s+(?:an?\s+|another\s+|one\s+)?"
+        r"(?:incident|outage|problem|issue|bug)(?:\s+\S+){0,3})$",
+        re.IGNORECASE,
+    ),
+    ("problem", "issue", "bug", "snag", "gotcha", "incident", "wrong", "outage"),
+    lower=True,
+)
+
+
+def announces_problem(clause: str) -> bool:
+    """Whether a clause only announces the problem the next clause states ("One problem: X")."""
+    return bool(_ANNOUNCES_PROBLEM.search(clause.strip()))
+
+
 _POINTS_BACK = re.compile(r"^(?:(?:so|and|but|then)\s+)?(?:it|this|that|they)\b", re.IGNORECASE)
 
 

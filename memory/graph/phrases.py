@@ -898,7 +898,10 @@ ERROR_META = _lexicon(
     r"(?:don't|do not|didn't) want to|in case|to avoid|to prevent|without (?:it|this|that)|"
     r"(?:incident|issue|bug|problem|outage) is (?:now )?(?:closed|resolved|fixed|gone|over)|"
     r"without (?:errors?|fail\w*|collaps\w*|crash\w*)|zero errors?|nobody (?:dies|died|will die)|(?:doesn't|does not|don't|won't|isn't|aren't|didn't) (?:\w+ )?(?:hang|crash|throw|fail|freez|break|leak|error|flicker|jitter|stall|die|time out|stutter|lag)\w* (?:\w+ )?anymore|errors? (?:are|is) (?:now )?(?:handled|caught|"
-    r"logged)|if (?:it|this|that|the \w+) fails)\b",
+    r"logged)|if (?:it|this|that|the \w+) fails|"
+    # A gate doing its job: "the check fails the build when a page is missing".
+    r"fails (?:the |a |any )?(?:build|pr|pull request|pipeline|ci|merge|commit|release|deploy)s? "
+    r"(?:when|whenever|if|unless|before|on any))\b",
 )
 
 # ----- hedges ----------------------------------------------------------------------------------

@@ -422,6 +422,17 @@ def test_pasted_error_is_the_error_not_the_sentence_introducing_it() -> None:
     ]
 
 
+def test_problem_stated_apart_from_the_paste_is_an_error_of_its_own() -> None:
+    text = (
+        "Since Friday the nightly export hangs whenever the queue is full. "
+        "This is what the worker prints:\n```\nTimeoutError: export took longer than 600 s\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Since Friday the nightly export hangs whenever the queue is full",
+        "TimeoutError: export took longer than 600 s",
+    ]
+
+
 def test_quoted_error_message_in_prose_is_the_error() -> None:
     cands = _one("the connector fails and the error is `SSL error: certificate verify failed`")
     assert _labels(cands, NodeType.ERROR) == ["SSL error: certificate verify failed"]

@@ -335,6 +335,58 @@ def test_problem_wording_near_misses_are_not_errors(text: str) -> None:
     assert _labels(text, NodeType.ERROR) == [], text
 
 
+# ----- "One problem: X": the announced problem is the clause after the colon -------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "One problem: the invoice export puts every customer on page one.",
+            "the invoice export puts every customer on page one",
+        ),
+        (
+            "Separately, something went wrong last night: the mailer sent the renewal reminder "
+            "to 300 people who had cancelled.",
+            "the mailer sent the renewal reminder to 300 people who had cancelled",
+        ),
+        (
+            "We had an incident on Tuesday: the sync job copied staging prices into production.",
+            "the sync job copied staging prices into production",
+        ),
+        (
+            "Next issue is the search page: results from archived projects show up first.",
+            "results from archived projects show up first",
+        ),
+    ],
+)
+def test_announced_problem_is_the_clause_after_the_colon(text: str, problem: str) -> None:
+    errors = _labels(text, NodeType.ERROR)
+    assert errors == [problem], errors
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "One problem: maybe the cache is stale.",  # a guess, not the problem stated
+        "The problem was tiny, and it is fixed now.",  # no colon: nothing announced
+    ],
+)
+def test_announcement_without_a_stated_problem_is_no_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The lint step fails the build when a migration has no down step.",
+        "Now the schema check fails the PR before it merges.",
+    ],
+)
+def test_a_gate_failing_the_build_on_purpose_is_no_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+
+
 # ----- a reason split off a decision is that decision's reason, not a decision of its own -------
 
 

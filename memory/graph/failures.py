@@ -89,7 +89,6 @@ _BRACKETED_ERROR = re.compile(r"^\[?Error:\s*(.*?)\]?$")
 _CAUSED_BY = re.compile(r"^Caused by:\s*")
 _SENTENCE_STOP = re.compile(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z0-9])")
 _ERROR_WORD = re.compile(r"\b(?:error|failed|denied):?\s", re.I)
-_COMMA = re.compile(r",\s+")
 # A message field of a structured log line: '{"changed": false, "msg": "Failed to connect ..."}'.
 _MESSAGE_FIELD = re.compile(r'"(?:msg|message|error|reason)"\s*:\s*"([^"]{8,})"')
 # Lines that are no message of their own: stack frames, source excerpts, "key: value" context.
@@ -327,19 +326,22 @@ def announces_problem(clause: str) -> bool:
     return bool(_ANNOUNCES_PROBLEM.search(clause.strip()))
 
 
+# Where a long clause's parts meet: "X renamed the column and two consumers wrote nulls".
+_PIECE_BREAK = re.compile(r"[,:;]\s+|\s+(?:and|but)\s+(?=\w)")
 _POINTS_BACK = re.compile(r"^(?:(?:so|and|but|then)\s+)?(?:it|this|that|they)\b", re.IGNORECASE)
 
 
 def problem_label(clause: str) -> str:
     """The clause itself, minus program-output noise: the problem as stated. In a long clause,
-    the comma-separated part holding the failure predicate."""
+    the part holding the failure predicate, from the comma, colon or "and" that opens it."""
     clause = _NOISE_TAIL.sub("", clause)
     if len(clause.split()) <= 12:
         return clause
-    pieces = [p for p in _COMMA.split(clause) if p.strip()]
+    starts = [0] + [m.end() for m in _PIECE_BREAK.finditer(clause)]
+    pieces = [clause[a:b] for a, b in zip(starts, [*starts[1:], len(clause)], strict=True)]
     for i, piece in enumerate(pieces):
         if phrases.ERROR.search(piece.lower()) or phrases.names_exception(piece):
             if i and _POINTS_BACK.match(piece):
                 i -= 1  # "..., so it vanished": the piece before names what "it" is
-            return ", ".join(pieces[i:])
+            return clause[starts[i] :]
     return clause

@@ -387,6 +387,25 @@ def test_a_gate_failing_the_build_on_purpose_is_no_error(text: str) -> None:
     assert _labels(text, NodeType.ERROR) == [], text
 
 
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "Over the weekend the platform team rotated the signing keys in every region and two "
+            "mobile clients silently dropped all push payloads.",
+            "two mobile clients silently dropped all push payloads",
+        ),
+        (
+            "Notes from the support call with the warehouse leads: they print the labels from "
+            "the tablet and the barcodes come out garbled on every third sheet.",
+            "the barcodes come out garbled on every third sheet",
+        ),
+    ],
+)
+def test_long_clause_is_labelled_from_the_part_stating_the_problem(text: str, problem: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [problem]
+
+
 # ----- a reason split off a decision is that decision's reason, not a decision of its own -------
 
 

@@ -22,12 +22,15 @@ _STRONG = Twin(
         r"\bERROR\b|\bError\b|\berror\b|\bFATAL\b|\bFailed\b|\bfailed\b|\bCannot\b|\bcannot\b|"
         r"\bcould not\b|"
         r"\bmust be\b|\bnot yet\b|"
-        r"\bnot found\b|\bdenied\b|\bFAILED\b|\bkilled\b"
+        r"\bnot found\b|\bdenied\b|\bFAILED\b|\bkilled\b|\bException\b"
     )
 )
 # Lines that only summarise a run ("1 failed, 4 passed", "ERROR=0") are not the error itself.
 _SUMMARY_LINE = Twin(
-    re.compile(r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#(?!\d)|^\s*//")
+    re.compile(
+        r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#(?!\d)|^\s*//|"
+        r"^\s*FAIL\s*$|^\s*(?:FAIL|ok)\s+\S+\s+[\d.]+s\s*$"  # a test runner's per-package tally
+    )
 )
 _SOURCE_LINE = Twin(
     re.compile(
@@ -80,8 +83,8 @@ _HTTP_ERROR = re.compile(
     r"Service Unavailable|Gateway Timeout)\b"
 )
 _ERROR_HEAD = re.compile(r"(?:fatal error|panic|error(?:\[\w+\])?|Error|ERROR|FATAL)\b:?")
-_ERROR_TAG = re.compile(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b")
-_FAIL_SUITE = re.compile(r"FAIL\s+\S")
+_ERROR_TAG = re.compile(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b|\bException:")
+_FAIL_SUITE = re.compile(r"(?:--- )?FAIL:?\s+\S")  # "FAIL src/x.test.ts", "--- FAIL: TestX"
 _FAILED = re.compile(r"\b(?:FAILED|Failed|failed)\b")
 _WHY_FAILED = re.compile(r"\b(?:cannot|could not|not found|denied|killed|because)\b", re.IGNORECASE)
 _ERROR_ERROR = re.compile(r"^(?:Error:\s+)+(?=Error\b)")  # "Error: Error acquiring ..."
@@ -90,7 +93,12 @@ _CAUSED_BY = re.compile(r"^Caused by:\s*")
 _SENTENCE_STOP = re.compile(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z0-9])")
 _ERROR_WORD = re.compile(r"\b(?:error|failed|denied):?\s", re.I)
 # A message field of a structured log line: '{"changed": false, "msg": "Failed to connect ..."}'.
-_MESSAGE_FIELD = re.compile(r'"(?:msg|message|error|reason)"\s*:\s*"([^"]{8,})"')
+_MESSAGE_FIELD = re.compile(r"""(["'])(?:msg|message|error|reason)\1\s*:\s*(["'])(.{8,}?)\2""")
+# A compiler's or linter's diagnostic: "proto/v1/quote.proto:21:3: Enum value name ...".
+_DIAGNOSTIC = re.compile(
+    r"^\s*[\w./\\-]+\.\w{1,5}:\d+:\d+:\s*(?:error:\s*)?([A-Z][^\n]{5,}?)\.?\s*$"
+)
+_DIAGNOSTIC_HINT = re.compile(r"\.\w{1,5}:\d+:\d+:")
 # Lines that are no message of their own: stack frames, source excerpts, "key: value" context.
 _NOT_MESSAGE = re.compile(
     r"^(?:at\s|File\s|\(|\.\.\.|-->|\||\d+\s*\||[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?\s*:\s)"
@@ -110,6 +118,12 @@ def from_code(block: list[str]) -> list[tuple[str, str]]:
         ]
         if findings:
             return findings[:MAX_FINDINGS]
+    if _DIAGNOSTIC_HINT.search(text):
+        diagnostics = [
+            (m.group(1), line.strip()) for line in block if (m := _DIAGNOSTIC.match(line))
+        ]
+        if len(diagnostics) > 1:  # a linter's report: each line is a finding
+            return diagnostics[:MAX_FINDINGS]
     if not holds_any(text, _HINTS):
         return []  # no line can score
     return _strongest(block)
@@ -130,8 +144,9 @@ def _strongest(block: list[str]) -> list[tuple[str, str]]:
         lines = [detail]  # "Validate failed: ..." then "Migration checksum mismatch ...": the why
     elif score == 1:
         return []
-    elif detail and block[i].rstrip().endswith(":"):
-        lines = [block[i], detail]  # "MissingOutputException in rule x:" introduces what it is
+    elif detail and (block[i].rstrip().endswith(":") or _FAIL_SUITE.match(block[i].strip())):
+        # "MissingOutputException in rule x:", "--- FAIL: TestQuote": what failed, then why.
+        lines = [block[i], detail]
     else:
         lines = [block[i]]
     return [(label, line.strip()) for line in lines if (label := error_line_label(line))]
@@ -147,6 +162,8 @@ def _detail_after(block: list[str], i: int) -> str:
     """The line after line ``i`` when it is a message of its own (the detail of a failure
     line), not a stack frame, a "key: value" line or a summary."""
     following = next((line for line in block[i + 1 :] if line.strip()), "")
+    if _MESSAGE_FIELD.search(following):
+        return following  # "{'error': {'reason': 'Limit of total fields exceeded'}}"
     text = _LOG_PREFIX.sub("", following.strip())
     if len(text.split()) < 4 or not text[0].isalpha() or _NOT_MESSAGE.match(text):
         return ""
@@ -213,8 +230,8 @@ def _line_score(line: str) -> int:
 def error_line_label(line: str) -> str:
     """A label for an output line: log prefixes and object reprs removed, bounded in words."""
     text = " ".join(line.split())
-    field = _MESSAGE_FIELD.search(text) if '"' in text else None
-    text = _LOG_PREFIX.sub("", field.group(1) if field else text)
+    field = _MESSAGE_FIELD.search(text) if '"' in text or "'" in text else None
+    text = _LOG_PREFIX.sub("", field.group(3) if field else text)
     text = _ERROR_ERROR.sub("", text)  # "Error: Error acquiring ..."
     text = _BRACKETED_ERROR.sub(r"\1", text) if text.startswith("[Error") else text
     text = _CAUSED_BY.sub("", text)

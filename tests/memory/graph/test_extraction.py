@@ -257,6 +257,49 @@ def test_each_failed_row_of_a_check_report_is_an_error() -> None:
     ]
 
 
+def test_bare_namespaced_exception_tag_is_an_error_line() -> None:
+    text = (
+        "the loader stops:\n```\nCode: 41. Store::Exception: Row too wide for page (over 8 KB). "
+        "See the docs.\n  at loader.cpp:88\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Store::Exception: Row too wide for page (over 8 KB)"
+    ]
+
+
+def test_failed_test_is_reported_with_the_line_saying_why_not_the_package_tally() -> None:
+    text = (
+        "tests:\n```\n--- FAIL: TestInvoiceRounding (0.02s)\n"
+        "    invoice_test.go:41: expected total 10.00, got 9.99\nFAIL\n"
+        "FAIL\tgithub.com/acme/billing/invoice\t0.311s\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "FAIL: TestInvoiceRounding (0.02s)",
+        "invoice_test.go:41: expected total 10.00, got 9.99",
+    ]
+
+
+def test_message_field_of_a_record_after_a_generic_failure_line_is_the_error() -> None:
+    text = (
+        "sync log:\n```\n2026-01-04 02:00:09,101 ERROR sync: 12 bulk item(s) failed, first one:\n"
+        "{'item': {'status': 409, 'error': {'type': 'conflict', 'reason': 'Document version "
+        "conflict for id 7781'}}}\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == ["Document version conflict for id 7781"]
+
+
+def test_each_diagnostic_of_a_linter_report_is_an_error() -> None:
+    text = (
+        'lint output:\n```\nschema/v2/orders.proto:12:5:Field name "OrderID" should be '
+        'lower_snake_case.\nschema/v2/orders.proto:30:1:Service name "orders" should be '
+        "PascalCase.\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        'Field name "OrderID" should be lower_snake_case',
+        'Service name "orders" should be PascalCase',
+    ]
+
+
 def test_http_error_response_in_output_is_the_error() -> None:
     text = "the push:\n```\n403 Forbidden: Token lacks the write:packages scope.\n```"
     assert _labels(_one(text), NodeType.ERROR) == [

@@ -47,7 +47,9 @@ _PROBLEM_NOUN = Twin(
         r"flak\w*|[45]\d\d|hang\w*|corrupt\w*|broken|missing|wrong|not \w+ing|stuck|duplicate\w*|"
         r"idor|xss|csrf|vulnerabilit\w*)\b(?=\s*$|\s+(?:in|on|at|for|with|when|where|from|during|"
         r"after|under|of|by|—|–|-)\b|\s*[,.;:)—–])|[A-Z]\w*(?:Error|Exception)\b|"
-        r"\b(?:not \w+ing|missing|broken|wrong|stuck|no \w+|lack of|stale|unhandled)\b",
+        # "no more 500s" says a problem is gone.
+        r"\b(?:not \w+ing|missing|broken|wrong|stuck|no (?!more\b|longer\b)\w+|lack of|stale|"
+        r"unhandled)\b",
         re.IGNORECASE,
     )
 )
@@ -251,8 +253,17 @@ def is_error_message(text: str) -> bool:
     )
 
 
+# A timeout with its length is a setting ("an 800 ms timeout with a fallback"), not a failure.
+_TIMEOUT_SETTING = re.compile(
+    r"\b\d+(?:\.\d+)?\s?(?:ms|s|secs?|seconds?|mins?|minutes?|h|hours?)\s+timeouts?\b",
+    re.IGNORECASE,
+)
+
+
 def names_problem(text: str, loose: bool = False) -> bool:
     """Whether a phrase names a problem ("422 error", "the port collision", "missing X")."""
+    if "timeout" in text:
+        text = _TIMEOUT_SETTING.sub("", text)
     if _PROBLEM_NOUN.search(text):
         return True
     return loose and bool(phrases.ERROR.search(text.lower()))

@@ -476,6 +476,11 @@ def test_problem_stated_apart_from_the_paste_is_an_error_of_its_own() -> None:
     ]
 
 
+def test_fix_naming_a_timeout_setting_and_a_problem_gone_names_no_new_error() -> None:
+    cands = _one("Fixed: 2 s timeout with a retry on the upstream call, no more 504s.")
+    assert _labels(cands, NodeType.ERROR) == []
+
+
 def test_quoted_error_message_in_prose_is_the_error() -> None:
     cands = _one("the connector fails and the error is `SSL error: certificate verify failed`")
     assert _labels(cands, NodeType.ERROR) == ["SSL error: certificate verify failed"]

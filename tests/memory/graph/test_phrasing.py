@@ -388,6 +388,36 @@ def test_a_gate_failing_the_build_on_purpose_is_no_error(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "The worker pods keep getting OOMKilled.",
+        "Searching for the SKU returns nothing at all.",
+        "The monthly totals are way off since the migration.",
+        "Nobody renewed the staging certificate.",
+        "Battery life is terrible on the new firmware.",
+    ],
+)
+def test_more_everyday_problem_wording_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nobody noticed the switchover.",  # a migration that went unnoticed went well
+        "The lights are off in the lab tonight.",
+        "Last year the reviews were awful.",  # a past process recounted
+        'Step one on the old page: "Restart the pod if it looks stuck, or page someone."',
+        "The auditors want to see expired sessions failing on the retest.",
+        "Support wants archived tickets to disappear from the queue.",
+        "Juniors can finish the exercise without anyone failing the first step.",
+    ],
+)
+def test_more_problem_wording_near_misses_are_not_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+
+
+@pytest.mark.parametrize(
     ("text", "problem"),
     [
         (

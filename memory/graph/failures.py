@@ -239,11 +239,30 @@ def error_line_label(line: str) -> str:
     text = _CAUSED_BY.sub("", text)
     text = _NOISE_TAIL.sub("", text)
     pieces = _SENTENCE_STOP.split(text)
-    first = next((p for p in pieces if _STRONG.search(p)), pieces[0])
+    first = _unwrapped(next((p for p in pieces if _STRONG.search(p)), pieces[0]))
     words = first.split()
     if len(words) > MAX_ERROR_WORDS:
         first = " ".join(words[:MAX_ERROR_WORDS])
     return first.strip(" .,:;")
+
+
+LABEL_WORDS = 16  # labels are cut beyond this (``labels.MAX_LABEL_WORDS``), losing their tail
+# The head of a wrapped error: a tag ("CoreData: ...") or a context naming the failure ("error
+# when evicting pod x: ...", "failed to solve: ...").
+_WRAPPING_HEAD = re.compile(
+    r"^\S+$|\b(?:error|failed|fatal)\b|(?:Error|Exception)\b", re.IGNORECASE
+)
+
+
+def _unwrapped(message: str) -> str:
+    """A wrapped error too long for a label ("error when evicting pod x (will retry): Cannot
+    evict pod ..."), without the heads that would push its cause past the cut."""
+    while len(message.split()) > LABEL_WORDS:
+        head, colon, cause = message.partition(": ")
+        if not colon or len(cause.split()) < 3 or not _WRAPPING_HEAD.search(head):
+            break
+        message = cause
+    return message
 
 
 def is_error_message(text: str) -> bool:

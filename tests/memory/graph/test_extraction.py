@@ -300,6 +300,16 @@ def test_each_diagnostic_of_a_linter_report_is_an_error() -> None:
     ]
 
 
+def test_long_wrapped_error_keeps_its_cause_not_its_context() -> None:
+    text = (
+        'the drain:\n```\nerror when syncing volume "data-7f3c" to node "worker-b-12" (attempt 3 '
+        "of 5, will retry in 10s): Volume is attached to another node and cannot be moved\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Volume is attached to another node and cannot be moved"
+    ]
+
+
 def test_http_error_response_in_output_is_the_error() -> None:
     text = "the push:\n```\n403 Forbidden: Token lacks the write:packages scope.\n```"
     assert _labels(_one(text), NodeType.ERROR) == [

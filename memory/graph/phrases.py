@@ -887,6 +887,15 @@ ERROR = _lexicon(
     r"migrated|monitored|applied|restarted|caught|told)\b",
     # The system judged as it is now ("the current is terrible"), not a past one recounted.
     r"(?:is|are) (?:\w+ )?(?:terrible|awful|horrible|abysmal)\b",
+    # Casual reports: "it's giving me error", "gave us this error".
+    r"(?:gives?|giving|gave) (?:me |us )?(?:an? |this |that |the same |some )?(?:\w+ )?errors?\b",
+    # "the dashboards in Metabase time out", not "take a time out" or "set it to time out".
+    r"(?<!\ba )(?<!\bthe )(?<!\btake )(?<!\btook )(?<!\bto )time out\b",
+    r"(?:gets|getting|got|becomes|became) (?:\w+ )?(?:slow|sluggish|unresponsive|laggy)\b",
+    r"(?:isn't|aren't|wasn't|weren't|not|never) (?:\w+ )?green\b",  # CI
+    r"(?:passwords?|secrets?|tokens?|keys?|credentials) (?:\w+ ){0,3}in plain ?text\b",
+    r"show(?:s|ed|ing)? (?:the )?(?:old|stale|outdated|previous) \w+",
+    r"(?:didn't|did not|doesn't|does not|won't|never) (?:\w+ )?(?:go off|arrive)\b",
 )
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".

@@ -395,6 +395,13 @@ def test_a_gate_failing_the_build_on_purpose_is_no_error(text: str) -> None:
         "The monthly totals are way off since the migration.",
         "Nobody renewed the staging certificate.",
         "Battery life is terrible on the new firmware.",
+        "The nightly report is giving me an error again.",
+        "The admin dashboards in Grafana time out for the largest tenants.",
+        "The editor gets sluggish after an hour of typing.",
+        "The release branch is still not green.",
+        "The old deploy script kept the database password in plain text.",
+        "The kiosk showed the old menu all morning.",
+        "The low-stock alert didn't go off on Saturday.",
     ],
 )
 def test_more_everyday_problem_wording_is_an_error(text: str) -> None:
@@ -411,6 +418,8 @@ def test_more_everyday_problem_wording_is_an_error(text: str) -> None:
         "The auditors want to see expired sessions failing on the retest.",
         "Support wants archived tickets to disappear from the queue.",
         "Juniors can finish the exercise without anyone failing the first step.",
+        "Take a time out before the retro.",
+        "Set the client to time out after five seconds.",
     ],
 )
 def test_more_problem_wording_near_misses_are_not_errors(text: str) -> None:

@@ -22,7 +22,7 @@ _STRONG = Twin(
         r"\bERROR\b|\bError\b|\berror\b|\bFATAL\b|\bFailed\b|\bfailed\b|\bCannot\b|\bcannot\b|"
         r"\bcould not\b|"
         r"\bmust be\b|\bnot yet\b|"
-        r"\bnot found\b|\bdenied\b|\bFAILED\b|\bkilled\b|\bException\b"
+        r"\bnot found\b|\bdenied\b|\bFAILED\b|\bkilled\b|\bException\b|\bmismatch\b"
     )
 )
 # Lines that only summarise a run ("1 failed, 4 passed", "ERROR=0") are not the error itself.
@@ -142,11 +142,13 @@ def _strongest(block: list[str]) -> list[tuple[str, str]]:
         return []
     score, i = best
     detail = _detail_after(block, i)
-    if detail and (score == 1 or _says_only_that(block[i])):
+    if detail and score > 1 and _says_only_that(block[i]):
         lines = [detail]  # "Validate failed: ..." then "Migration checksum mismatch ...": the why
-    elif score == 1:
-        return []
-    elif detail and (block[i].rstrip().endswith(":") or _FAIL_SUITE.match(block[i].strip())):
+    elif score == 1 and not detail:
+        return []  # "Task :app:bundle FAILED" alone says what failed, too little to keep
+    elif detail and (
+        score == 1 or block[i].rstrip().endswith(":") or _FAIL_SUITE.match(block[i].strip())
+    ):
         # "MissingOutputException in rule x:", "--- FAIL: TestQuote": what failed, then why.
         lines = [block[i], detail]
     else:
@@ -190,6 +192,7 @@ _HINTS = (
     "FAIL",
     "must be",
     "not yet",
+    "mismatch",
     # HTTP error responses: "400 Bad Request", "403 Forbidden", ...
     "Bad Request",
     "Unauthorized",

@@ -213,8 +213,25 @@ def test_line_saying_only_that_it_failed_gives_way_to_the_line_saying_why() -> N
     assert _labels(_one(text), NodeType.ERROR) == [
         "Column invoices.total holds text where numeric was expected"
     ]
+
+
+def test_failed_step_named_alone_is_kept_with_the_line_saying_why() -> None:
     text = "the build:\n```\n> Task :lib:compileJava FAILED\nNo compatible toolchain found for Java 21\n```"
-    assert _labels(_one(text), NodeType.ERROR) == ["No compatible toolchain found for Java 21"]
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Task :lib:compileJava FAILED",
+        "No compatible toolchain found for Java 21",
+    ]
+    assert (
+        _labels(_one("the build:\n```\n> Task :lib:compileJava FAILED\n```"), NodeType.ERROR) == []
+    )
+
+
+def test_mismatch_reported_in_output_is_an_error() -> None:
+    text = (
+        "console:\n```\n[app] ready in 300 ms\n[Vue warn]: Hydration attribute mismatch on "
+        '<input id="qty">\n  at <CartRow>\n```'
+    )
+    assert _labels(_one(text), NodeType.ERROR) == ["[Vue warn]: Hydration attribute mismatch on"]
 
 
 def test_failure_line_ending_in_a_colon_keeps_the_detail_it_introduces() -> None:

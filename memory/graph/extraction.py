@@ -213,11 +213,15 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
         if role == "user" and _announces(clause, text):
             announced = True  # "One problem: X": X is the problem, whatever its verb
             continue
+        own = clause
         if before and _PRONOUN_SUBJECT.match(labels.strip_leading(clause)):
             # "a char/4 fallback but it is unreachable": the pronoun needs its antecedent.
             clause = text[text.find(before) : text.find(clause) + len(clause)] or clause
         count = len(emit.out)
         found = clauses.classify(clause, text, role, emit)
+        if own != clause and found not in ("error", "decision"):
+            # "I wrote the query but it's giving me error": the antecedent's own fact is not all.
+            found = clauses.pointed_problem(own, clause, text, role, emit) or found
         if announced and not found and len(emit.out) == count:
             found = clauses.announced_problem(clause, text, role, emit)
         announced = False

@@ -388,6 +388,30 @@ def test_a_gate_failing_the_build_on_purpose_is_no_error(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "task", "problem"),
+    [
+        (
+            "I bumped the database driver to 4.2 but it rejects every insert.",
+            "bumped the database driver to 4.2",
+            "it rejects every insert",
+        ),
+        (
+            "We moved the cron to the new VM, it never fires on Sundays.",
+            "moved the cron to the new VM",
+            "it never fires on Sundays",
+        ),
+    ],
+)
+def test_problem_stated_of_it_after_work_done_is_an_error_too(
+    text: str, task: str, problem: str
+) -> None:
+    assert _labels(text, NodeType.TASK) == [task]
+    errors = _labels(text, NodeType.ERROR)
+    assert len(errors) == 1 and task in errors[0] and problem in errors[0], errors
+    assert _labels("I deployed the hotfix and it works now.", NodeType.ERROR) == []
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "The worker pods keep getting OOMKilled.",

@@ -890,7 +890,8 @@ ERROR = _lexicon(
     # Casual reports: "it's giving me error", "gave us this error".
     r"(?:gives?|giving|gave) (?:me |us )?(?:an? |this |that |the same |some )?(?:\w+ )?errors?\b",
     # "the dashboards in Metabase time out", not "take a time out" or "set it to time out".
-    r"(?<!\ba )(?<!\bthe )(?<!\btake )(?<!\btook )(?<!\bto )time out\b",
+    r"time out\b(?<!\ba time out)(?<!\bthe time out)(?<!\btake time out)(?<!\btook time out)"
+    r"(?<!\bto time out)",
     r"(?:gets|getting|got|becomes|became) (?:\w+ )?(?:slow|sluggish|unresponsive|laggy)\b",
     r"(?:isn't|aren't|wasn't|weren't|not|never) (?:\w+ )?green\b",  # CI
     r"(?:passwords?|secrets?|tokens?|keys?|credentials) (?:\w+ ){0,3}in plain ?text\b",

@@ -769,7 +769,10 @@ ERROR = _lexicon(
     r"oom\b",
     r"out of memory\b",
     r"leak(?:s|ing|ed)\b",
-    r"regress(?:ion|ed)\b",
+    r"regressed\b",
+    # Not the statistical model: "a simple regression", "Cox regression".
+    r"regression\b(?<!linear regression)(?<!logistic regression)(?<!simple regression)"
+    r"(?<!multiple regression)(?<!cox regression)(?<!ridge regression)(?<!poisson regression)",
     r"doesn't work\b",
     r"(?:isn't|aren't|is not|are not|not) working\b",
     r"stopped working\b",

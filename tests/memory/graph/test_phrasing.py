@@ -443,6 +443,7 @@ def test_more_everyday_problem_wording_is_an_error(text: str) -> None:
         "Support wants archived tickets to disappear from the queue.",
         "Juniors can finish the exercise without anyone failing the first step.",
         "Take a time out before the retro.",
+        "Week three covers correlation and simple regression, with a quiz on week four.",
         "Set the client to time out after five seconds.",
     ],
 )

@@ -259,12 +259,17 @@ _WRAPPING_HEAD = re.compile(
 
 def _unwrapped(message: str) -> str:
     """A wrapped error too long for a label ("error when evicting pod x (will retry): Cannot
-    evict pod ..."), without the heads that would push its cause past the cut."""
+    evict pod ..."), without the heads that would push its cause past the cut, or else from the
+    "but" that says what went wrong."""
     while len(message.split()) > LABEL_WORDS:
         head, colon, cause = message.partition(": ")
         if not colon or len(cause.split()) < 3 or not _WRAPPING_HEAD.search(head):
             break
         message = cause
+    _, but, expectation = message.rpartition(", but ")
+    if len(message.split()) > LABEL_WORDS and but and len(expectation.split()) >= 3:
+        # "Doc file x contains a link y, but the target z is not found": what went wrong.
+        message = expectation
     return message
 
 

@@ -327,6 +327,17 @@ def test_long_wrapped_error_keeps_its_cause_not_its_context() -> None:
     ]
 
 
+def test_long_error_line_keeps_what_went_wrong_after_its_but() -> None:
+    text = (
+        "strict build:\n```\nWARNING -  Page 'setup/install.md' links to the anchor "
+        "'#requirements' of its third section, but the anchor '#requirements' is not found in "
+        "that page.\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "the anchor '#requirements' is not found in that page"
+    ]
+
+
 def test_http_error_response_in_output_is_the_error() -> None:
     text = "the push:\n```\n403 Forbidden: Token lacks the write:packages scope.\n```"
     assert _labels(_one(text), NodeType.ERROR) == [

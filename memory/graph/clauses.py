@@ -207,6 +207,25 @@ def _problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     return ""
 
 
+def pointed_problem(clause: str, whole: str, sentence: str, role: str, emit: Emitter) -> str:
+    """A problem stated of "it" after another fact ("I wrote the query but it fails"), labelled
+    with the words naming what "it" is."""
+    if emit.quoted_error or _hedged(clause, role) or not _may_state_problem(role, emit):
+        return ""
+    if not failures.is_problem(clause, role, agent=True):
+        return ""
+    emit.error(failures.problem_label(whole), sentence, cue="problem", conf=0.65)
+    return "error"
+
+
+def announced_problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
+    """The clause after "One problem:" states the problem, with or without a failure verb."""
+    if _hedged(clause, role) or len(clause.split()) < 3 or not _may_state_problem(role, emit):
+        return ""
+    emit.error(failures.problem_label(clause), sentence, cue="announced_problem", conf=0.65)
+    return "error"
+
+
 def _hedged(clause: str, role: str) -> bool:
     """Suggestions and hypotheticals; a user's stated preference ("I'd rather X") still counts."""
     if role == "user":

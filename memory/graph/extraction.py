@@ -92,9 +92,12 @@ def _turn(turn: Turn, state: SessionState) -> list[Candidate]:
     emit = Emitter(turn, state, out)
     emit.advisory = turn.role != "user" and speakers.advises(segs.sentences)
     code_errors = [failures.from_code(b) for b in segs.code_blocks]
-    emit.lead_in = any(code_errors)  # the pasted error is the fact; prose around it introduces it
+    pasted_error = any(code_errors)
     decided = False
     for i, sentence in enumerate(segs.sentences[:MAX_SENTENCES_PER_TURN]):
+        # The pasted error is the fact; the sentence leading into it ("it blows up:") is not
+        # another, but a problem stated elsewhere in the message is.
+        emit.lead_in = pasted_error and sentence.text.rstrip().endswith(":")
         if turn.role == "user" and turn.position <= 1 and i < 2 and _goal(sentence.text, emit):
             continue
         decided = _sentence(sentence, turn.role, emit, decided) == "decision" or decided
@@ -203,19 +206,36 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
     emit.quoted_error = any(
         failures.is_error_message(m.group(1)) for m in _INLINE_CODE.finditer(text)
     )
+    announced = False
     for clause in split_clauses(text):
         # What follows a decision in the same sentence is usually its reason, not a new problem.
         emit.after_decision = kind == "decision"
+        if role == "user" and _announces(clause, text):
+            announced = True  # "One problem: X": X is the problem, whatever its verb
+            continue
+        own = clause
         if before and _PRONOUN_SUBJECT.match(labels.strip_leading(clause)):
             # "a char/4 fallback but it is unreachable": the pronoun needs its antecedent.
             clause = text[text.find(before) : text.find(clause) + len(clause)] or clause
         count = len(emit.out)
         found = clauses.classify(clause, text, role, emit)
+        if own != clause and found not in ("error", "decision"):
+            # "I wrote the query but it's giving me error": the antecedent's own fact is not all.
+            found = clauses.pointed_problem(own, clause, text, role, emit) or found
+        if announced and not found and len(emit.out) == count:
+            found = clauses.announced_problem(clause, text, role, emit)
+        announced = False
         if emit.after_decision and not found and len(emit.out) == count:
             _give_reason(emit, clause)
         kind = found or kind
         before = clause
     return kind
+
+
+def _announces(clause: str, sentence: str) -> bool:
+    """ "Next problem: X": a clause announcing the problem the text after its colon states."""
+    end = sentence.find(clause) + len(clause)
+    return sentence[end : end + 1] == ":" and failures.announces_problem(clause)
 
 
 def _give_reason(emit: Emitter, clause: str) -> None:

@@ -22,12 +22,15 @@ _STRONG = Twin(
         r"\bERROR\b|\bError\b|\berror\b|\bFATAL\b|\bFailed\b|\bfailed\b|\bCannot\b|\bcannot\b|"
         r"\bcould not\b|"
         r"\bmust be\b|\bnot yet\b|"
-        r"\bnot found\b|\bdenied\b|\bFAILED\b|\bkilled\b"
+        r"\bnot found\b|\bdenied\b|\bFAILED\b|\bkilled\b|\bException\b|\bmismatch\b"
     )
 )
 # Lines that only summarise a run ("1 failed, 4 passed", "ERROR=0") are not the error itself.
 _SUMMARY_LINE = Twin(
-    re.compile(r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#(?!\d)|^\s*//")
+    re.compile(
+        r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#(?!\d)|^\s*//|"
+        r"^\s*FAIL\s*$|^\s*(?:FAIL|ok)\s+\S+\s+[\d.]+s\s*$"  # a test runner's per-package tally
+    )
 )
 _SOURCE_LINE = Twin(
     re.compile(
@@ -44,7 +47,9 @@ _PROBLEM_NOUN = Twin(
         r"flak\w*|[45]\d\d|hang\w*|corrupt\w*|broken|missing|wrong|not \w+ing|stuck|duplicate\w*|"
         r"idor|xss|csrf|vulnerabilit\w*)\b(?=\s*$|\s+(?:in|on|at|for|with|when|where|from|during|"
         r"after|under|of|by|—|–|-)\b|\s*[,.;:)—–])|[A-Z]\w*(?:Error|Exception)\b|"
-        r"\b(?:not \w+ing|missing|broken|wrong|stuck|no \w+|lack of|stale|unhandled)\b",
+        # "no more 500s" says a problem is gone.
+        r"\b(?:not \w+ing|missing|broken|wrong|stuck|no (?!more\b|longer\b)\w+|lack of|stale|"
+        r"unhandled)\b",
         re.IGNORECASE,
     )
 )
@@ -56,46 +61,119 @@ _FINDING_LINE = re.compile(
     r"^\s*(?:WARN-NEW|FAIL-NEW|WARN-INPROG|critical|serious|moderate)\s*:\s+([A-Z][^\[\n]{5,}?)"
     r"\s*(?:\[[\w-]+\]|\([\w-]+\))?(?:\s+(?:x|-)\s+\d+.*)?$"
 )
-_FINDING_WORDS = ("WARN-NEW", "FAIL-NEW", "WARN-INPROG", "critical", "serious", "moderate")
+# A checker's report row, one failed check per line: "FAIL  iam_root_mfa  Root account has no MFA".
+_FAILED_CHECK = re.compile(r"^\s*\[?FAIL\]?\s+[\w.:/-]+\s+([A-Z][^\n]{5,}?)\s*$")
+_FINDING_WORDS = (
+    "WARN-NEW",
+    "FAIL",
+    "WARN-INPROG",
+    "critical",
+    "serious",
+    "moderate",
+)  # FAIL: FAIL-NEW too
 MAX_FINDINGS = 10
 
 # The line patterns of ``_line_score``, ``error_line_label`` and ``is_error_message``.
-_EXCEPTION_HEAD = re.compile(r"(?:Caused by:\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b")
+# A class from an exceptions module is one whatever its name: "airflow.exceptions.SensorTimeout:".
+_EXCEPTION_HEAD = re.compile(
+    r"(?:Caused by:\s*)?(?:[a-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)\b|(?:exceptions?|errors?|exc)\.[A-Z]\w*:)"
+)
+# An HTTP error response: "400 Bad Request: The CSRF token is missing."
+_HTTP_ERROR = re.compile(
+    r"^(?:HTTP/[\d.]+ )?[45]\d\d (?:Bad Request|Unauthorized|Forbidden|Not Found|Conflict|Gone|"
+    r"Unprocessable (?:Entity|Content)|Too Many Requests|Internal Server Error|Bad Gateway|"
+    r"Service Unavailable|Gateway Timeout)\b"
+)
 _ERROR_HEAD = re.compile(r"(?:fatal error|panic|error(?:\[\w+\])?|Error|ERROR|FATAL)\b:?")
-_ERROR_TAG = re.compile(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b")
-_FAIL_SUITE = re.compile(r"FAIL\s+\S")
+_ERROR_TAG = re.compile(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b|\bException:")
+_FAIL_SUITE = re.compile(r"(?:--- )?FAIL:?\s+\S")  # "FAIL src/x.test.ts", "--- FAIL: TestX"
 _FAILED = re.compile(r"\b(?:FAILED|Failed|failed)\b")
-_WHY_FAILED = re.compile(r"\b(?:cannot|could not|not found|denied|killed)\b", re.IGNORECASE)
+_WHY_FAILED = re.compile(r"\b(?:cannot|could not|not found|denied|killed|because)\b", re.IGNORECASE)
 _ERROR_ERROR = re.compile(r"^(?:Error:\s+)+(?=Error\b)")  # "Error: Error acquiring ..."
 _BRACKETED_ERROR = re.compile(r"^\[?Error:\s*(.*?)\]?$")
 _CAUSED_BY = re.compile(r"^Caused by:\s*")
 _SENTENCE_STOP = re.compile(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z0-9])")
 _ERROR_WORD = re.compile(r"\b(?:error|failed|denied):?\s", re.I)
-_COMMA = re.compile(r",\s+")
+# A message field of a structured log line: '{"changed": false, "msg": "Failed to connect ..."}'.
+_MESSAGE_FIELD = re.compile(r"""(["'])(?:msg|message|error|reason)\1\s*:\s*(["'])(.{8,}?)\2""")
+# A compiler's or linter's diagnostic: "proto/v1/quote.proto:21:3: Enum value name ...".
+_DIAGNOSTIC = re.compile(
+    r"^\s*[\w./\\-]+\.\w{1,5}:\d+:\d+:\s*(?:error:\s*)?([A-Z][^\n]{5,}?)\.?\s*$"
+)
+_DIAGNOSTIC_HINT = re.compile(r"\.\w{1,5}:\d+:\d+:")
+# Lines that are no message of their own: stack frames, source excerpts, "key: value" context.
+_NOT_MESSAGE = re.compile(
+    r"^(?:at\s|File\s|\(|\.\.\.|-->|\||\d+\s*\||[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?\s*:\s)"
+)
 
 
 def from_code(block: list[str]) -> list[tuple[str, str]]:
-    """The failures a block of program output reports: a scanner's findings, one per line, or
-    else its strongest error line, if any."""
+    """The failures a block of program output reports: a scanner's or checker's findings, one
+    per line, or else its strongest error line (or the line after it saying why), if any."""
     # A line holds a keyword when the block does (none spans lines): one test for all lines.
     text = "\n".join(block)
     if holds_any(text, _FINDING_WORDS):
         findings = [
-            (m.group(1).strip(), line.strip()) for line in block if (m := _FINDING_LINE.match(line))
+            (m.group(1).strip(), line.strip())
+            for line in block
+            if (m := _FINDING_LINE.match(line) or _FAILED_CHECK.match(line))
         ]
         if findings:
             return findings[:MAX_FINDINGS]
+    if _DIAGNOSTIC_HINT.search(text):
+        diagnostics = [
+            (m.group(1), line.strip()) for line in block if (m := _DIAGNOSTIC.match(line))
+        ]
+        if len(diagnostics) > 1:  # a linter's report: each line is a finding
+            return diagnostics[:MAX_FINDINGS]
     if not holds_any(text, _HINTS):
         return []  # no line can score
-    best: tuple[int, str] | None = None
-    for line in block:
+    return _strongest(block)
+
+
+def _strongest(block: list[str]) -> list[tuple[str, str]]:
+    """The block's strongest failure line, or the detail line saying why it failed, or both."""
+    best: tuple[int, int] | None = None
+    for i, line in enumerate(block):
         score = _line_score(line)
-        if score > 1 and (best is None or score > best[0]):
-            best = (score, line)  # the first strongest line: later ones elaborate on it
+        if score and (best is None or score > best[0]):
+            best = (score, i)  # the first strongest line: later ones elaborate on it
     if best is None:
         return []
-    label = error_line_label(best[1])
-    return [(label, best[1].strip())] if label else []
+    score, i = best
+    detail = _detail_after(block, i)
+    if detail and score > 1 and _says_only_that(block[i]):
+        lines = [detail]  # "Validate failed: ..." then "Migration checksum mismatch ...": the why
+    elif score == 1 and not detail:
+        return []  # "Task :app:bundle FAILED" alone says what failed, too little to keep
+    elif detail and (
+        score == 1 or block[i].rstrip().endswith(":") or _FAIL_SUITE.match(block[i].strip())
+    ):
+        # "MissingOutputException in rule x:", "--- FAIL: TestQuote": what failed, then why.
+        lines = [block[i], detail]
+    else:
+        lines = [block[i]]
+    return [(label, line.strip()) for line in lines if (label := error_line_label(line))]
+
+
+def _says_only_that(line: str) -> bool:
+    """ "Task failed with exception", "Validate failed: Migrations have failed validation": a
+    line saying that something failed but not why."""
+    return bool(_FAILED.search(line)) and not _WHY_FAILED.search(line)
+
+
+def _detail_after(block: list[str], i: int) -> str:
+    """The line after line ``i`` when it is a message of its own (the detail of a failure
+    line), not a stack frame, a "key: value" line or a summary."""
+    following = next((line for line in block[i + 1 :] if line.strip()), "")
+    if _MESSAGE_FIELD.search(following):
+        return following  # "{'error': {'reason': 'Limit of total fields exceeded'}}"
+    text = _LOG_PREFIX.sub("", following.strip())
+    if len(text.split()) < 4 or not text[0].isalpha() or _NOT_MESSAGE.match(text):
+        return ""
+    if _SUMMARY_LINE.search(text) or _SOURCE_LINE.search(text):
+        return ""
+    return following
 
 
 # Substrings one of which every failure line holds: a cheap test before the regexes.
@@ -114,6 +192,18 @@ _HINTS = (
     "FAIL",
     "must be",
     "not yet",
+    "mismatch",
+    # HTTP error responses: "400 Bad Request", "403 Forbidden", ...
+    "Bad Request",
+    "Unauthorized",
+    "Forbidden",
+    "Not Found",
+    "Conflict",
+    "Unprocessable",
+    "Too Many Requests",
+    "Bad Gateway",
+    "Unavailable",
+    "Gateway Timeout",
 )
 
 
@@ -127,6 +217,8 @@ def _line_score(line: str) -> int:
     head = _LOG_PREFIX.sub("", text)
     if _EXCEPTION_HEAD.match(head) or _ERROR_HEAD.match(head):
         return 4
+    if _HTTP_ERROR.match(head):
+        return 3
     if ":" in text and phrases.names_exception(text):
         return 3
     if _ERROR_TAG.search(text):
@@ -143,17 +235,42 @@ def _line_score(line: str) -> int:
 def error_line_label(line: str) -> str:
     """A label for an output line: log prefixes and object reprs removed, bounded in words."""
     text = " ".join(line.split())
-    text = _LOG_PREFIX.sub("", text)
+    field = _MESSAGE_FIELD.search(text) if '"' in text or "'" in text else None
+    text = _LOG_PREFIX.sub("", field.group(3) if field else text)
     text = _ERROR_ERROR.sub("", text)  # "Error: Error acquiring ..."
     text = _BRACKETED_ERROR.sub(r"\1", text) if text.startswith("[Error") else text
     text = _CAUSED_BY.sub("", text)
     text = _NOISE_TAIL.sub("", text)
     pieces = _SENTENCE_STOP.split(text)
-    first = next((p for p in pieces if _STRONG.search(p)), pieces[0])
+    first = _unwrapped(next((p for p in pieces if _STRONG.search(p)), pieces[0]))
     words = first.split()
     if len(words) > MAX_ERROR_WORDS:
         first = " ".join(words[:MAX_ERROR_WORDS])
     return first.strip(" .,:;")
+
+
+LABEL_WORDS = 16  # labels are cut beyond this (``labels.MAX_LABEL_WORDS``), losing their tail
+# The head of a wrapped error: a tag ("CoreData: ...") or a context naming the failure ("error
+# when evicting pod x: ...", "failed to solve: ...").
+_WRAPPING_HEAD = re.compile(
+    r"^\S+$|\b(?:error|failed|fatal)\b|(?:Error|Exception)\b", re.IGNORECASE
+)
+
+
+def _unwrapped(message: str) -> str:
+    """A wrapped error too long for a label ("error when evicting pod x (will retry): Cannot
+    evict pod ..."), without the heads that would push its cause past the cut, or else from the
+    "but" that says what went wrong."""
+    while len(message.split()) > LABEL_WORDS:
+        head, colon, cause = message.partition(": ")
+        if not colon or len(cause.split()) < 3 or not _WRAPPING_HEAD.search(head):
+            break
+        message = cause
+    _, but, expectation = message.rpartition(", but ")
+    if len(message.split()) > LABEL_WORDS and but and len(expectation.split()) >= 3:
+        # "Doc file x contains a link y, but the target z is not found": what went wrong.
+        message = expectation
+    return message
 
 
 def is_error_message(text: str) -> bool:
@@ -163,8 +280,17 @@ def is_error_message(text: str) -> bool:
     )
 
 
+# A timeout with its length is a setting ("an 800 ms timeout with a fallback"), not a failure.
+_TIMEOUT_SETTING = re.compile(
+    r"\b\d+(?:\.\d+)?\s?(?:ms|s|secs?|seconds?|mins?|minutes?|h|hours?)\s+timeouts?\b",
+    re.IGNORECASE,
+)
+
+
 def names_problem(text: str, loose: bool = False) -> bool:
     """Whether a phrase names a problem ("422 error", "the port collision", "missing X")."""
+    if "timeout" in text:
+        text = _TIMEOUT_SETTING.sub("", text)
     if _PROBLEM_NOUN.search(text):
         return True
     return loose and bool(phrases.ERROR.search(text.lower()))
@@ -232,19 +358,45 @@ _UNAMBIGUOUS = Guarded(
 )
 
 
+# A clause announcing a problem that the clause after its colon states: "One problem: X",
+# "something went wrong yesterday: X", "We had an incident last week: X".
+_ANNOUNCES_PROBLEM = Guarded(
+    re.compile(
+        r"^(?:(?:so|and|but|oh|also|separately|then|ok|okay|however)\b,?\s+)*"
+        r"(?:(?:(?:the|one|another|a|new|next|second|other|big|main|real|last)\s+)?"
+        r"(?:problem|issue|bug|snag|gotcha|incident)(?:\s+(?:is|was)\s+(?:\S+\s+){0,3}\S+|"
+        r"\s+(?:though|here|now|today|left|remaining))?|"
+        r"(?:something|stuff|things)\s+(?:went|is|was|has gone|have gone|goes)\s+wrong(?:\s+\S+){0,2}|"
+        r"(?:we|i)\s+(?:had|have|got|hit)\s+(?:an?\s+|another\s+|one\s+)?"
+        r"(?:incident|outage|problem|issue|bug)(?:\s+\S+){0,3})$",
+        re.IGNORECASE,
+    ),
+    ("problem", "issue", "bug", "snag", "gotcha", "incident", "wrong", "outage"),
+    lower=True,
+)
+
+
+def announces_problem(clause: str) -> bool:
+    """Whether a clause only announces the problem the next clause states ("One problem: X")."""
+    return bool(_ANNOUNCES_PROBLEM.search(clause.strip()))
+
+
+# Where a long clause's parts meet: "X renamed the column and two consumers wrote nulls".
+_PIECE_BREAK = re.compile(r"[,:;]\s+|\s+(?:and|but)\s+(?=\w)")
 _POINTS_BACK = re.compile(r"^(?:(?:so|and|but|then)\s+)?(?:it|this|that|they)\b", re.IGNORECASE)
 
 
 def problem_label(clause: str) -> str:
     """The clause itself, minus program-output noise: the problem as stated. In a long clause,
-    the comma-separated part holding the failure predicate."""
+    the part holding the failure predicate, from the comma, colon or "and" that opens it."""
     clause = _NOISE_TAIL.sub("", clause)
     if len(clause.split()) <= 12:
         return clause
-    pieces = [p for p in _COMMA.split(clause) if p.strip()]
+    starts = [0] + [m.end() for m in _PIECE_BREAK.finditer(clause)]
+    pieces = [clause[a:b] for a, b in zip(starts, [*starts[1:], len(clause)], strict=True)]
     for i, piece in enumerate(pieces):
         if phrases.ERROR.search(piece.lower()) or phrases.names_exception(piece):
             if i and _POINTS_BACK.match(piece):
                 i -= 1  # "..., so it vanished": the piece before names what "it" is
-            return ", ".join(pieces[i:])
+            return clause[starts[i] :]
     return clause

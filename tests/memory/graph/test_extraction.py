@@ -195,6 +195,156 @@ def test_fatal_error_line_in_pasted_output_is_the_error() -> None:
     assert _labels(_one(text), NodeType.ERROR) == ["fatal error: concurrent map writes"]
 
 
+def test_exception_from_an_exceptions_module_outranks_a_generic_error_line() -> None:
+    text = (
+        "the export job died:\n```\n[09:12:44] {worker.py:88} ERROR - Job failed with exception\n"
+        "queue.exceptions.LeaseExpired: lease on batch 17 expired after 300 seconds\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "queue.exceptions.LeaseExpired: lease on batch 17 expired after 300 seconds"
+    ]
+
+
+def test_line_saying_only_that_it_failed_gives_way_to_the_line_saying_why() -> None:
+    text = (
+        "startup is broken:\n```\ncom.acme.db.SchemaException: Check failed: schema has failed checks\n"
+        "Column invoices.total holds text where numeric was expected\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Column invoices.total holds text where numeric was expected"
+    ]
+
+
+def test_failed_step_named_alone_is_kept_with_the_line_saying_why() -> None:
+    text = "the build:\n```\n> Task :lib:compileJava FAILED\nNo compatible toolchain found for Java 21\n```"
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Task :lib:compileJava FAILED",
+        "No compatible toolchain found for Java 21",
+    ]
+    assert (
+        _labels(_one("the build:\n```\n> Task :lib:compileJava FAILED\n```"), NodeType.ERROR) == []
+    )
+
+
+def test_mismatch_reported_in_output_is_an_error() -> None:
+    text = (
+        "console:\n```\n[app] ready in 300 ms\n[Vue warn]: Hydration attribute mismatch on "
+        '<input id="qty">\n  at <CartRow>\n```'
+    )
+    assert _labels(_one(text), NodeType.ERROR) == ["[Vue warn]: Hydration attribute mismatch on"]
+
+
+def test_failure_line_ending_in_a_colon_keeps_the_detail_it_introduces() -> None:
+    text = (
+        "the pipeline stops:\n```\nMissingOutputException in step export, line 9:\n"
+        "Step finished, but the report file was never written.\n  reports/summary.csv\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "MissingOutputException in step export, line 9",
+        "Step finished, but the report file was never written",
+    ]
+
+
+def test_failed_because_says_why_it_failed() -> None:
+    text = "```\n[bundler] Build failed because the entry module src/main.ts does not exist\n```"
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Build failed because the entry module src/main.ts does not exist"
+    ]
+
+
+def test_structured_log_line_is_labelled_by_its_message_field() -> None:
+    text = (
+        'upload log:\n```\nERROR {"level": "error", "msg": "Upload rejected: bucket quota '
+        'exceeded for tenant 42", "ts": 1712}\n```'
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Upload rejected: bucket quota exceeded for tenant 42"
+    ]
+
+
+def test_each_failed_row_of_a_check_report_is_an_error() -> None:
+    text = (
+        "hardening report:\n```\nPASS  disk_encrypted      Volume vol-1 is encrypted\n"
+        "FAIL  ssh_root_login      Root login over SSH is allowed\n"
+        "FAIL  password_max_age    Passwords never expire for 3 users\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Root login over SSH is allowed",
+        "Passwords never expire for 3 users",
+    ]
+
+
+def test_bare_namespaced_exception_tag_is_an_error_line() -> None:
+    text = (
+        "the loader stops:\n```\nCode: 41. Store::Exception: Row too wide for page (over 8 KB). "
+        "See the docs.\n  at loader.cpp:88\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Store::Exception: Row too wide for page (over 8 KB)"
+    ]
+
+
+def test_failed_test_is_reported_with_the_line_saying_why_not_the_package_tally() -> None:
+    text = (
+        "tests:\n```\n--- FAIL: TestInvoiceRounding (0.02s)\n"
+        "    invoice_test.go:41: expected total 10.00, got 9.99\nFAIL\n"
+        "FAIL\tgithub.com/acme/billing/invoice\t0.311s\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "FAIL: TestInvoiceRounding (0.02s)",
+        "invoice_test.go:41: expected total 10.00, got 9.99",
+    ]
+
+
+def test_message_field_of_a_record_after_a_generic_failure_line_is_the_error() -> None:
+    text = (
+        "sync log:\n```\n2026-01-04 02:00:09,101 ERROR sync: 12 bulk item(s) failed, first one:\n"
+        "{'item': {'status': 409, 'error': {'type': 'conflict', 'reason': 'Document version "
+        "conflict for id 7781'}}}\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == ["Document version conflict for id 7781"]
+
+
+def test_each_diagnostic_of_a_linter_report_is_an_error() -> None:
+    text = (
+        'lint output:\n```\nschema/v2/orders.proto:12:5:Field name "OrderID" should be '
+        'lower_snake_case.\nschema/v2/orders.proto:30:1:Service name "orders" should be '
+        "PascalCase.\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        'Field name "OrderID" should be lower_snake_case',
+        'Service name "orders" should be PascalCase',
+    ]
+
+
+def test_long_wrapped_error_keeps_its_cause_not_its_context() -> None:
+    text = (
+        'the drain:\n```\nerror when syncing volume "data-7f3c" to node "worker-b-12" (attempt 3 '
+        "of 5, will retry in 10s): Volume is attached to another node and cannot be moved\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Volume is attached to another node and cannot be moved"
+    ]
+
+
+def test_long_error_line_keeps_what_went_wrong_after_its_but() -> None:
+    text = (
+        "strict build:\n```\nWARNING -  Page 'setup/install.md' links to the anchor "
+        "'#requirements' of its third section, but the anchor '#requirements' is not found in "
+        "that page.\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "the anchor '#requirements' is not found in that page"
+    ]
+
+
+def test_http_error_response_in_output_is_the_error() -> None:
+    text = "the push:\n```\n403 Forbidden: Token lacks the write:packages scope.\n```"
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "403 Forbidden: Token lacks the write:packages scope"
+    ]
+
+
 def test_http_status_complaint_is_an_error() -> None:
     assert _labels(_one("Login keeps returning 422"), NodeType.ERROR) == [
         "Login keeps returning 422"
@@ -365,6 +515,22 @@ def test_pasted_error_is_the_error_not_the_sentence_introducing_it() -> None:
     assert _labels(_one(text), NodeType.ERROR) == [
         "PIL.UnidentifiedImageError: cannot identify image file"
     ]
+
+
+def test_problem_stated_apart_from_the_paste_is_an_error_of_its_own() -> None:
+    text = (
+        "Since Friday the nightly export hangs whenever the queue is full. "
+        "This is what the worker prints:\n```\nTimeoutError: export took longer than 600 s\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "Since Friday the nightly export hangs whenever the queue is full",
+        "TimeoutError: export took longer than 600 s",
+    ]
+
+
+def test_fix_naming_a_timeout_setting_and_a_problem_gone_names_no_new_error() -> None:
+    cands = _one("Fixed: 2 s timeout with a retry on the upstream call, no more 504s.")
+    assert _labels(cands, NodeType.ERROR) == []
 
 
 def test_quoted_error_message_in_prose_is_the_error() -> None:

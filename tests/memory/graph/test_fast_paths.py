@@ -213,19 +213,11 @@ def from_code_line_by_line(block: list[str]) -> list[tuple[str, str]]:
     findings = [
         (m.group(1).strip(), line.strip())
         for line in block
-        if (m := failures._FINDING_LINE.match(line))
+        if (m := failures._FINDING_LINE.match(line) or failures._FAILED_CHECK.match(line))
     ]
     if findings:
         return findings[: failures.MAX_FINDINGS]
-    best = None
-    for line in block:
-        score = failures._line_score(line)
-        if score > 1 and (best is None or score > best[0]):
-            best = (score, line)
-    if best is None:
-        return []
-    label = failures.error_line_label(best[1])
-    return [(label, best[1].strip())] if label else []
+    return failures._strongest(block)
 
 
 def test_code_blocks_report_the_failures_the_line_by_line_scan_reports():

@@ -335,6 +335,143 @@ def test_problem_wording_near_misses_are_not_errors(text: str) -> None:
     assert _labels(text, NodeType.ERROR) == [], text
 
 
+# ----- "One problem: X": the announced problem is the clause after the colon -------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "One problem: the invoice export puts every customer on page one.",
+            "the invoice export puts every customer on page one",
+        ),
+        (
+            "Separately, something went wrong last night: the mailer sent the renewal reminder "
+            "to 300 people who had cancelled.",
+            "the mailer sent the renewal reminder to 300 people who had cancelled",
+        ),
+        (
+            "We had an incident on Tuesday: the sync job copied staging prices into production.",
+            "the sync job copied staging prices into production",
+        ),
+        (
+            "Next issue is the search page: results from archived projects show up first.",
+            "results from archived projects show up first",
+        ),
+    ],
+)
+def test_announced_problem_is_the_clause_after_the_colon(text: str, problem: str) -> None:
+    errors = _labels(text, NodeType.ERROR)
+    assert errors == [problem], errors
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "One problem: maybe the cache is stale.",  # a guess, not the problem stated
+        "The problem was tiny, and it is fixed now.",  # no colon: nothing announced
+    ],
+)
+def test_announcement_without_a_stated_problem_is_no_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The lint step fails the build when a migration has no down step.",
+        "Now the schema check fails the PR before it merges.",
+    ],
+)
+def test_a_gate_failing_the_build_on_purpose_is_no_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "task", "problem"),
+    [
+        (
+            "I bumped the database driver to 4.2 but it rejects every insert.",
+            "bumped the database driver to 4.2",
+            "it rejects every insert",
+        ),
+        (
+            "We moved the cron to the new VM, it never fires on Sundays.",
+            "moved the cron to the new VM",
+            "it never fires on Sundays",
+        ),
+    ],
+)
+def test_problem_stated_of_it_after_work_done_is_an_error_too(
+    text: str, task: str, problem: str
+) -> None:
+    assert _labels(text, NodeType.TASK) == [task]
+    errors = _labels(text, NodeType.ERROR)
+    assert len(errors) == 1 and task in errors[0] and problem in errors[0], errors
+    assert _labels("I deployed the hotfix and it works now.", NodeType.ERROR) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The worker pods keep getting OOMKilled.",
+        "Searching for the SKU returns nothing at all.",
+        "The monthly totals are way off since the migration.",
+        "Nobody renewed the staging certificate.",
+        "Battery life is terrible on the new firmware.",
+        "The nightly report is giving me an error again.",
+        "The admin dashboards in Grafana time out for the largest tenants.",
+        "The editor gets sluggish after an hour of typing.",
+        "The release branch is still not green.",
+        "Memory spiked to 14 GB during the import.",
+        "The old deploy script kept the database password in plain text.",
+        "The kiosk showed the old menu all morning.",
+        "The low-stock alert didn't go off on Saturday.",
+    ],
+)
+def test_more_everyday_problem_wording_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nobody noticed the switchover.",  # a migration that went unnoticed went well
+        "The lights are off in the lab tonight.",
+        "Last year the reviews were awful.",  # a past process recounted
+        'Step one on the old page: "Restart the pod if it looks stuck, or page someone."',
+        "The auditors want to see expired sessions failing on the retest.",
+        "Support wants archived tickets to disappear from the queue.",
+        "Juniors can finish the exercise without anyone failing the first step.",
+        "Take a time out before the retro.",
+        "The queue absorbs the load, so a sudden spike only builds a short backlog.",
+        "Week three covers correlation and simple regression, with a quiz on week four.",
+        "Set the client to time out after five seconds.",
+    ],
+)
+def test_more_problem_wording_near_misses_are_not_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "Over the weekend the platform team rotated the signing keys in every region and two "
+            "mobile clients silently dropped all push payloads.",
+            "two mobile clients silently dropped all push payloads",
+        ),
+        (
+            "Notes from the support call with the warehouse leads: they print the labels from "
+            "the tablet and the barcodes come out garbled on every third sheet.",
+            "the barcodes come out garbled on every third sheet",
+        ),
+    ],
+)
+def test_long_clause_is_labelled_from_the_part_stating_the_problem(text: str, problem: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [problem]
+
+
 # ----- a reason split off a decision is that decision's reason, not a decision of its own -------
 
 

@@ -152,7 +152,7 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         return "error"
     if emit.advisory:
         return ""
-    if phrases.REPORTED.search(low):
+    if _reported(low):
         return _problem(clause, sentence, role, emit)  # what others say is no task of ours
     if phrases.DEFERRAL.search(low) and not _DONE_TODAY.search(low):
         if _BLOCKED.search(low):  # a blocker is work waiting and a problem standing in its way
@@ -162,9 +162,8 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if cue:
         decisions.decision(clause, sentence, emit, cue=cue, conf=0.7)
         return "decision"
-    if (
-        phrases.PENDING.search(low)
-        or phrases.PENDING_CASED.search(clause)
+    if _plans(low, role) or (
+        phrases.PENDING_CASED.search(clause)
         or phrases.PENDING_CASED.search(labels.strip_filler(clause))
     ):
         return _pending(stripped, clause, sentence, emit)
@@ -205,6 +204,26 @@ def _problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         emit.error(failures.problem_label(clause), sentence, cue="problem", conf=0.65)
         return "error"
     return ""
+
+
+# "the export that the managers asked for": a reporting verb inside a relative clause qualifies
+# the subject; the clause's own predicate still states the fact.
+_RELATIVE_BEFORE = re.compile(r"\b(?:that|which|who)(?: [\w'-]+){0,3} $")
+# The one who will do planned work: an assistant's "the reviewer will look for X" predicts.
+_FIRST_PERSON_WILL = re.compile(r"\b(?:i|we)(?:'ll| will| shall)\b|\b(?:i|we) (?:\w+ )?will\b")
+
+
+def _reported(low: str) -> bool:
+    m = phrases.REPORTED.search(low)
+    return bool(m) and not _RELATIVE_BEFORE.search(low, 0, m.start())
+
+
+def _plans(low: str, role: str) -> bool:
+    """Work planned; in an assistant's words, only its own ("I'll add X"), not what others will do."""
+    m = phrases.PENDING.search(low)
+    if m is None or role == "user" or not low.startswith("will", m.start()):
+        return m is not None
+    return bool(_FIRST_PERSON_WILL.search(low))
 
 
 def _hedged(clause: str, role: str) -> bool:

@@ -671,7 +671,8 @@ DEFERRAL = _lexicon(
     r"\bnot started\b",
     r"\bneither is started\b",
     r"\bwaits? (?:until|for|on)\b",
-    r"\bwaiting (?:on|for)\b",
+    # Not "tickets that were waiting on engineering": a past state, not work waiting now.
+    r"\bwaiting(?<!was waiting)(?<!were waiting)(?<!had been waiting) (?:on|for)\b",
     r"\bblocked on\b",
     r"\bfollow[- ]?up\b",
     r"\buntil (?:after|next|monday|tuesday|wednesday|thursday|friday|"
@@ -708,7 +709,8 @@ PENDING = _lexicon(
     r"\bplan(?:ning)? to\b",
     r"\b(?:i|we) want to\b",
     r"\bgoing to (?!be\b)",
-    r"\b(?:i|we)(?:'ll| will) (?!be\b)",
+    # Not "we'll see how it goes": waiting to observe, not work.
+    r"\b(?:i|we)(?:'ll| will) (?!be\b|see\b)",
     r"\bwill (?:add|do|write|fix|look|check|handle|start|pick|raise|send|move)\b",
     r"\b(?:goes|go|ships?|launch(?:es)?|lands?|is due|due|happens) (?:out |live )?(?:on |by |in )?"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d",

@@ -586,3 +586,46 @@ def test_a_person_named_by_pronoun_reports_work_done(text: str) -> None:
 @pytest.mark.parametrize("text", ["It added 200 ms of latency.", "This changed the totals."])
 def test_a_thing_as_subject_reports_no_work(text: str) -> None:
     assert _done(text) == [], text
+
+
+# ----- pending: what is not work waiting, and what still is ----------------------------------
+
+
+def _open(text: str, role: str = "user") -> list[str]:
+    from memory.graph.types import Status
+
+    return [
+        c.label
+        for c in _one(text, role)
+        if c.type == NodeType.TASK and c.status != Status.COMPLETED
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yeah we'll see.",
+        "We will see how the new cache behaves under load.",
+        "Last night 40 orders got cancelled that were waiting on payment.",
+        "The PR was waiting for review for a week, which is what broke the release.",
+    ],
+)
+def test_waiting_to_observe_or_a_past_wait_is_no_pending_task(text: str) -> None:
+    assert _open(text) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("The bulk export that the finance team asked for can wait.", "bulk export"),
+        ("The dashboard which Priya mentioned can wait until after the launch.", "dashboard"),
+    ],
+)
+def test_a_reporting_verb_in_a_relative_clause_leaves_the_deferral(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+
+
+def test_an_assistant_predicting_what_others_will_do_plans_no_task() -> None:
+    text = "Updated the checklist. The auditor will look for the signed change log first."
+    assert _open(text, role="assistant") == []
+    assert _open("Updated the checklist. I will add the rollback steps next.", role="assistant")

@@ -158,6 +158,10 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         if _BLOCKED.search(low):  # a blocker is work waiting and a problem standing in its way
             _problem(clause, sentence, role, emit)
         return _pending(stripped, clause, sentence, emit)
+    if role == "user" and decisions.concludes(clause):
+        option = decisions.accepted_option(clause)
+        decisions.decision(option, sentence, emit, cue="conclusion", conf=0.65)
+        return "decision"
     cue = decisions.choice_cue(clause, stripped, low, role)
     if cue:
         decisions.decision(clause, sentence, emit, cue=cue, conf=0.7)
@@ -241,7 +245,8 @@ def _may_state_problem(role: str, emit: Emitter) -> bool:
 
 # The obligation a pending task is stated with ("still need to X"): the task is X.
 _OBLIGATION = re.compile(
-    r"^(?:next,? )?(?:we |i )?(?:still |also )?(?:need|needs|have|has|got) to\s+(?=\w)",
+    r"^(?:next,? )?(?:we |i )?(?:still |also )?(?:need|needs|have|has|got) to\s+(?=\w)|"
+    r"^(?:next )?up(?: for (?:me|us))? is\s+|^remind (?:me|us)(?: later)? to\s+",
     re.IGNORECASE,
 )
 

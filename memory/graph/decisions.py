@@ -17,6 +17,13 @@ ACK = re.compile(
 )
 # An elliptical follow-up adding one more chosen option: "And Coil's disk cache at 250 MB."
 CONTINUATION = re.compile(r"^(?:and|also|plus)\b[,]?\s+", re.IGNORECASE)
+_CONCLUSION = re.compile(r"^so\s", re.IGNORECASE)
+# Present tenses a verbless option has none of: "-ing" forms and the commonest third persons.
+_PRESENT = re.compile(
+    r"\b(?:\w{3,}ing|holds|shows|starts?|means|gives|fits|costs|takes|makes|leaves|comes|goes|"
+    r"stays|keeps|helps|works|runs|fails|breaks|lands|happens|matters|applies|beats)\b",
+    re.IGNORECASE,
+)
 # An option is qualified ("bucket with presigned URLs"); a bare noun phrase only names a topic.
 _QUALIFIED = re.compile(
     r"(?<![\w-])(?:with|for|on|at|by|via|in|to|as|per|over|instead|only)(?![\w-])"
@@ -120,6 +127,14 @@ def accepts(text: str, decided_before: bool) -> bool:
     low = body.lower()
     deferred = phrases.DEFERRAL.search(low) or phrases.ERROR.search(low)
     return bool(_QUALIFIED.search(low)) and not (phrases.INTERROGATIVE.match(body) or deferred)
+
+
+def concludes(clause: str) -> bool:
+    """ "I'd rather not add a queue, so cron jobs on the box": after "so", the option reasoned to,
+    stated without a verb; "so three years holds" concludes a fact, not a choice."""
+    return (
+        bool(_CONCLUSION.match(clause)) and accepts(clause, False) and not _PRESENT.search(clause)
+    )
 
 
 def accepted_option(text: str) -> str:

@@ -386,6 +386,9 @@ DECISION = _lexicon(
     r"\w+ (?:thing|option|way|choice)|sweet spot|right call|best (?:option|choice|bet|fit)|"
     r"more practical|more safe|safer bet)\b",
     r"\bmakes? (?:more )?sense\b",
+    # An option named as the winner: "Vitest wins", "the managed option wins on cost"; not "wins
+    # the deal" or "wins us a week". Possessive runs: a word given back meets only a space.
+    r"^(?:[\w.+#/-]++ ){0,4}[\w.+#/-]++ (?:wins|win)\b(?! (?:a|an|the|us|them|me|it|over|\d))",
     # Possessive runs: a word given back leaves a word character, where only a space may follow,
     # so backtracking into one never matches; it only took time.
     r"^[\w.-]++(?: [\w.-]++){0,2} then\.?$",
@@ -653,7 +656,7 @@ DEFERRAL = _lexicon(
     r"\bhold off\b",
     r"\bholding off\b",
     r"\bput (?:it|that|this) off\b",
-    r"\bpark (?:it|that|this)\b",
+    r"\bpark (?:it|that|this|the|those|these|our|my)\b",
     # The word first, then what may not stand before it: a branch opening with a letter is cheap.
     r"\blater(?<!\d later)(?<!seconds later)(?<!minutes later)(?<!hours later)(?<!days later)"
     r"(?<!weeks later)$",
@@ -701,6 +704,10 @@ DEFERRAL = _lexicon(
 # Plans and work not yet done, weaker than a choice verb in the same clause.
 PENDING = _lexicon(
     r"\bworking on\b",
+    r"\bnext up\b",
+    r"^remind (?:me|us)\b",
+    # Work set after an event: "once the schema lands we should backfill the table".
+    r"^(?:once|after|as soon as) [^,]{3,60}?,? (?:we|i) (?:should|need to|have to|must)\b",
     r"\bgotta\b",
     r"\bnext steps? (?:is|are)\b",
     r"\bthen (?:i'll|we'll)\b",

@@ -629,3 +629,64 @@ def test_an_assistant_predicting_what_others_will_do_plans_no_task() -> None:
     text = "Updated the checklist. The auditor will look for the signed change log first."
     assert _open(text, role="assistant") == []
     assert _open("Updated the checklist. I will add the rollback steps next.", role="assistant")
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("Next up is the retry budget for the mailer.", "the retry budget for the mailer"),
+        ("Next up for us is the staging teardown.", "the staging teardown"),
+        ("Remind me to renew the wildcard cert.", "renew the wildcard cert"),
+        ("Let's park the theming work until the beta ships.", "theming work"),
+        ("Park the importer rewrite for now.", "importer rewrite"),
+        ("Once the vendor API lands we should drop the CSV path.", "drop the CSV path"),
+        ("After the freeze we need to rotate the signing keys.", "rotate the signing keys"),
+    ],
+)
+def test_work_put_next_parked_or_set_after_an_event_is_pending(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+def test_a_deferral_pointing_back_keeps_what_it_defers() -> None:
+    text = "The agency pitched a loyalty widget as an extra but that can wait until spring."
+    assert any("loyalty widget" in t for t in _open(text)), _open(text)
+
+
+def test_that_as_a_determiner_points_back_to_nothing() -> None:
+    text = "The cert is renewed, and that cronjob went in as ops/renew.yaml."
+    assert not any("cert is renewed" in t for t in _done(text)[1:]), _done(text)
+    assert any(t.startswith("that cronjob") for t in _done(text)), _done(text)
+
+
+# ----- decisions: an option named as the winner, or reasoned to after "so" ---------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("Pytest wins.", "Pytest wins"),
+        ("Honestly the hosted runner wins on cost.", "hosted runner"),
+        ("Server components win here.", "Server components"),
+        ("I'd rather not run another broker, so a jobs table in Postgres.", "jobs table"),
+        ("Hourly is too much for the old phones, so twice a day and only on wifi.", "twice a day"),
+    ],
+)
+def test_an_option_named_the_winner_or_concluded_is_a_decision(text: str, choice: str) -> None:
+    assert any(choice in d for d in _labels(text, NodeType.DECISION)), _labels(
+        text, NodeType.DECISION
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The new pricing wins us a week.",
+        "Their bid wins the contract if nobody objects.",
+        "The rebate is applied twice, so 1,000 seats a year shows 90 instead of 100.",
+        "Power is 2 µA now, so three years holds with margin.",
+        "so people start signing up just as much, they just churn more",
+    ],
+)
+def test_a_win_or_a_conclusion_about_facts_is_no_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == [], text

@@ -162,7 +162,7 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         option = decisions.accepted_option(clause)
         decisions.decision(option, sentence, emit, cue="conclusion", conf=0.65)
         return "decision"
-    cue = decisions.choice_cue(clause, stripped, low, role)
+    cue = decisions.choice_cue(clause, stripped, low, role, opening=emit.turn.position == 0)
     if cue:
         decisions.decision(clause, sentence, emit, cue=cue, conf=0.7)
         return "decision"

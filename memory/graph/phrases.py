@@ -362,6 +362,9 @@ DECISION = _lexicon(
     r"\b(?:we|i)(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
     r"make|standardi[sz]e|rely|host|store|put|send|ship|default|let|leave|report|pin|cap|limit|"
     r"tile|partition|dedupe|cache|buffer|batch|split|serve|show|require|allow|block|skip)\b",
+    # "lets" as typed in a hurry; not "it lets you", "this lets us".
+    r"(?:^|\b(?:so|ok|okay|then|and|yeah|fine|just) )lets (?:just )?(?:use|go|keep|stick|switch|move|"
+    r"drop|pick|make|do|run|try)\b",
     r"\blet's (?:use|go|keep(?! going\b| at it\b| on\b)|stick|switch|report|make|run|treat|count|"
     r"standardi[sz]e)\b",
     r"(?:^|\b(?:we|i|we'll|i'll|let's|will|gonna|so)\s+)(?:use|using)\b",
@@ -391,8 +394,10 @@ DECISION = _lexicon(
     r"^(?:[\w.+#/-]++ ){0,4}[\w.+#/-]++ (?:wins|win)\b(?! (?:a|an|the|us|them|me|it|over|\d))",
     # Possessive runs: a word given back leaves a word character, where only a space may follow,
     # so backtracking into one never matches; it only took time.
-    r"^[\w.-]++(?: [\w.-]++){0,2} then\.?$",
-    r"\b(?:it's|its|it is) [^,]{2,40} then\.?$",
+    # "OK, monthly partitions then.", "export macros then, do it properly".
+    r"^(?:(?:ok|okay|right|fine|alright|so|yeah|yes)[,.!]? )?[\w.-]++(?: [\w.-]++){0,2} "
+    r"then(?:[.!,]|$)",
+    r"\b(?:it's|its|it is) [^,]{2,40} then(?:[.!,]|$)",
     r"^[\w.-]++(?: [\w.-]++){0,2} first\.?$",
     r"^keeping\b",
     r"\b(?:is|are) now (?:\d|every|weekly|daily|monthly|nightly|hourly)",
@@ -402,17 +407,8 @@ DECISION = _lexicon(
     r"\blet's (?!see\b|check\b|look\b|try\b|figure\b|debug\b|investigate\b|think\b|talk\b|"
     r"wait\b|discuss\b|start\b|begin\b|get\b|review\b|test\b|find\b|make sure\b|keep going\b|"
     r"continue\b|go on\b|move on\b|proceed\b|dig\b|take\b|run\b|ask\b|confirm\b|verify\b|"
-    r"hope\b|chat\b|circle\b|revisit\b|sync\b|pair\b|fix\b|encrypt\b|\w+ (?:it|that|this)\b)"
+    r"hope\b|chat\b|circle\b|revisit\b|sync\b|pair\b|fix\b|encrypt\b|say\b|\w+ (?:it|that|this)\b)"
     r"[a-z]+",
-    # Present-tense practice of the team: "we match on the payout ID", "we convert at the ECB rate".
-    r"(?:^|\bso |\band |\bthen |, )we (?:now |only |always |also )?(?!(?:have|had|need|want|see|"
-    r"get|got|know|think|hope|can|could|should|would|will|might|may|must|do|don't|did|didn't|are|"
-    r"were|was|still|never|noticed|tried|found|lost|hit|talked|just|then|ran|spent|managed|"
-    r"already|probably|really|kind|sort|haven't|aren't|weren't|can't|won't|all|both|only|even|"
-    r"finally|saw|went|came|started|ended|agreed|decided|looked|checked|tested|fixed|added|"
-    r"built|made|said|call|mean|care|like|love|hate|guess|suppose|wonder|feel|seem|expect|plan|"
-    r"wanna|gotta|gonna|keep going|lose|miss|risk|end)\b)[a-z]{3,}(?<!ed)(?<!ing)\b"
-    r"(?! (?:it|them|that|this)\b)",
     r"(?<!too )(?<!much )\buses\b(?! (?:too|a lot|more|less|up|about|around|\d)\b)",
     r"\b(?:lives?|sits?) (?:in|on|under|inside) (?![\w.-]*[/.][\w./-]*|my\b|one\b|a\b|queued?\b|pending\b|the queue\b)",
     r"\b(?:is|are) with\b",
@@ -439,7 +435,7 @@ DECISION = _lexicon(
     r"\bgoing forward\b",
     r"\bnot doing\b",
     r"\bwon't (?:use|do|support|build)\b",
-    r"\bgoes (?:to|first|last)\b",
+    r"\bgoes (?:to|into|first|last)\b",
     # A standing schedule: "the reminder goes out at 9am", "the digest goes out every Monday".
     r"\bgoes out (?:at|every|on (?:the|every)|\d+ (?:hours?|days?|minutes?|weeks?) (?:before|after))\b",
     # How a job or service is run: "the registry runs as a container", "training runs at 1280".
@@ -474,9 +470,6 @@ DECISION = _lexicon(
     r"\b(?:is|are) (?:in|out) for (?:q\d|the|this|next|v\d|launch|release)\b",
     r"\bleav(?:e|ing) \S+(?: \S+){0,4} (?:as|out of|at|alone)\b",
     r"\b(?:i'm|i am) (?:going with|going to use|switching|moving|sticking|using|dropping|keeping)\b",
-    r"\b(?:we're|we are) (?!on\b|in\b|at\b|seeing\b|getting\b|having\b|still\b|"
-    r"working\b|looking\b|trying\b|thinking\b|wondering\b|not\b|hoping\b|waiting\b|starting\b|"
-    r"picking\b|pulling\b|fighting\b|debugging\b|testing\b|hitting\b|running into\b)\w+ing\b",
     r"\b(?:we'll|i'll|let's|we) go for\b",
     r"\bstandardi[sz](?:e|ed|ing) on\b",
     r"\bthe plan is\b",
@@ -501,6 +494,23 @@ DECISION = _lexicon(
     # An option accepted with praise: "one-shot mode, good call".
     r"^[\w .+/-]{2,40}+, (?:good|great) (?:call|idea|choice)\b",  # possessive: ',' ends the run
     r"\bdescop",
+)
+
+# The team's present practice ("we match on the payout ID", "we're moving the jobs to Fargate"):
+# a choice in force, except in the opening message, where it describes how things stand ("we ship
+# a notes app", "we're training a detector") before anything is decided.
+TEAM_PRACTICE = _lexicon(
+    r"(?:^|\bso |\band |\bthen |, )we (?:now |only |always |also )?(?!(?:have|had|need|want|see|"
+    r"get|got|know|think|hope|can|could|should|would|will|might|may|must|do|don't|did|didn't|are|"
+    r"were|was|still|never|noticed|tried|found|lost|hit|talked|just|then|ran|spent|managed|"
+    r"already|probably|really|kind|sort|haven't|aren't|weren't|can't|won't|all|both|only|even|"
+    r"finally|saw|went|came|started|ended|agreed|decided|looked|checked|tested|fixed|added|"
+    r"built|made|said|call|mean|care|like|love|hate|guess|suppose|wonder|feel|seem|expect|plan|"
+    r"wanna|gotta|gonna|keep going|lose|miss|risk|end)\b)[a-z]{3,}(?<!ed)(?<!ing)\b"
+    r"(?! (?:it|them|that|this)\b)",
+    r"\b(?:we're|we are) (?!on\b|in\b|at\b|seeing\b|getting\b|having\b|still\b|"
+    r"working\b|looking\b|trying\b|thinking\b|wondering\b|not\b|hoping\b|waiting\b|starting\b|"
+    r"picking\b|pulling\b|fighting\b|debugging\b|testing\b|hitting\b|running into\b)\w+ing\b",
 )
 
 # Case-sensitive choice idioms, matched on the original text: "the search screen gets Riverpod".

@@ -690,3 +690,45 @@ def test_an_option_named_the_winner_or_concluded_is_a_decision(text: str, choice
 )
 def test_a_win_or_a_conclusion_about_facts_is_no_decision(text: str) -> None:
     assert _labels(text, NodeType.DECISION) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("We already run Celery for email so Celery it is, with a new queue.", "Celery it is"),
+        ("OK, weekly snapshots then.", "weekly snapshots"),
+        ("protobuf then.", "protobuf then"),
+        ("typed errors then, do it properly.", "typed errors"),
+        ("so lets just use the hosted registry", "use the hosted registry"),
+        ("The generated client goes into .gitignore since CI rebuilds it.", "goes into .gitignore"),
+    ],
+)
+def test_a_choice_after_so_then_or_typed_in_a_hurry_is_a_decision(text: str, choice: str) -> None:
+    decided = _labels(text, NodeType.DECISION)
+    assert any(choice in d for d in decided), decided
+
+
+def test_the_reason_before_so_is_left_out_of_the_choice() -> None:
+    text = "Our team already knows Kotlin so Ktor it is."
+    (decision,) = [c for c in _one(text) if c.type == NodeType.DECISION]
+    assert decision.label == "Ktor it is"
+    assert "knows Kotlin" in decision.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We ship an invoicing app for dental clinics, about 300 customers.",
+        "We're migrating a Rails monolith and the test suite takes 40 minutes.",
+        "Hi! We make a scheduling tool for schools and the sync keeps failing.",
+        "This lets us skip the cache.",
+        "let's say the import is homegrown",
+    ],
+)
+def test_the_opening_description_or_a_hypothetical_is_no_decision(text: str) -> None:
+    turns = [Turn(position=0, role="user", content=text)]
+    assert [c.label for c in extract(turns) if c.type == NodeType.DECISION] == [], text
+
+
+def test_the_teams_practice_later_in_the_session_is_still_a_decision() -> None:
+    assert _labels("We match refunds on the payout ID.", NodeType.DECISION)

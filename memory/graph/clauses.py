@@ -115,6 +115,10 @@ _DONE_TODAY = Guarded(
 )
 # An artifact named where it lives, without "now"/"already": "the config is in configs/x.yaml".
 _IN_PLACE = re.compile(r"\b(?:is|are) in (?:[\w.-]*/[\w./-]+|[\w-]+\.[a-z]{1,5}\b)")
+_PERFECT_REPORT = re.compile(
+    r"^(?:i|we)(?:'ve| have)\s+(?:also\s+|just\s+|now\s+|already\s+)?([a-z]{3,}ed)\s+\S",
+    re.IGNORECASE,
+)
 _THING_START = re.compile(r"(?:it|this|that|these|those)\b", re.IGNORECASE)
 _NEGATED = re.compile(r"n't\b|\b(?:not|never|no longer|nothing|none)\b", re.IGNORECASE)
 _PRONOUN_START = re.compile(
@@ -271,6 +275,9 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
     m = _STARTS_DONE_VERB.match(stripped.lower())
     if m and m.group(1) in phrases.DONE_VERBS and len(stripped.split()) >= 2:
         return stripped
+    perfect = _PERFECT_REPORT.match(labels.strip_filler(clause))
+    if perfect and perfect.group(1).lower() not in speakers.NOT_WORK:
+        return stripped  # "I've tightened the need statement": any verb, in the perfect
     inner = _SUBJECT_DONE_VERB.search(clause)
     if inner and inner.group(1).lower() in phrases.DONE_VERBS and len(inner.group(2).split()) >= 1:
         return f"{inner.group(1)}{inner.group(2)}"

@@ -579,6 +579,7 @@ DONE_VERBS = frozenset(
     submitted swapped switched synced talked tiled trimmed tuned turned uninstalled booked ported
     unpinned updated upgraded uploaded validated wired wrapped wrote
     written done begun made rewritten gotten taken
+    emailed called rang
     """.split()
 )
 

@@ -732,3 +732,41 @@ def test_the_opening_description_or_a_hypothetical_is_no_decision(text: str) -> 
 
 def test_the_teams_practice_later_in_the_session_is_still_a_decision() -> None:
     assert _labels("We match refunds on the payout ID.", NodeType.DECISION)
+
+
+# ----- completed: any verb in the perfect, and getting in touch -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "done"),
+    [
+        (
+            "I've tightened your abstract to 240 words. You may want to reread the ending.",
+            "tightened your abstract",
+        ),
+        ("I've drafted a rollout checklist below: staging first, then 10%.", "drafted a rollout"),
+        ("I've annotated the public headers with the export macro.", "annotated the public"),
+    ],
+)
+def test_an_assistant_reporting_in_the_perfect_did_the_work(text: str, done: str) -> None:
+    labels = [c.label for c in _one(text, "assistant") if c.type == NodeType.TASK]
+    assert any(done in t for t in labels), labels
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've noticed you pin an old driver. You could upgrade it.",
+        "I've assumed the table is append-only; you might want to confirm that.",
+    ],
+)
+def test_an_assistant_noticing_or_assuming_reports_no_work(text: str) -> None:
+    assert _labels(text, NodeType.TASK, "assistant") == [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I called the supplier this morning.", "Emailed the program officer about the budget."],
+)
+def test_getting_in_touch_is_work_done(text: str) -> None:
+    assert _done(text), text

@@ -409,7 +409,8 @@ DECISION = _lexicon(
     r"continue\b|go on\b|move on\b|proceed\b|dig\b|take\b|run\b|ask\b|confirm\b|verify\b|"
     r"hope\b|chat\b|circle\b|revisit\b|sync\b|pair\b|fix\b|encrypt\b|say\b|\w+ (?:it|that|this)\b)"
     r"[a-z]+",
-    r"(?<!too )(?<!much )\buses\b(?! (?:too|a lot|more|less|up|about|around|\d)\b)",
+    # Not "the job now uses the request ctx": a change reported done (see DONE_STATE).
+    r"(?<!too )(?<!much )(?<!now )(?<!now actually )\buses\b(?! (?:too|a lot|more|less|up|about|around|\d)\b)",
     r"\b(?:lives?|sits?) (?:in|on|under|inside) (?![\w.-]*[/.][\w./-]*|my\b|one\b|a\b|queued?\b|pending\b|the queue\b)",
     r"\b(?:is|are) with\b",
     r"\b(?:are|is) only used (?:for|in|on)\b",
@@ -519,7 +520,7 @@ DECISION_CASED = Guarded(
         r"\bgets? [A-Z][\w.-]+|"
         # What a person or a team wants, stated as their position: "Jun wants Caffeine with a 5 s TTL".
         r"^(?:[Tt]he )?(?!(?:It|This|That|Nobody|Everyone|Everybody|Anyone|Someone|Who|He|She|"
-        r"[Ii]t|[Nn]obody|[Ee]veryone|[Ee]verybody|[Aa]nyone|[Ss]omeone|who|which|he|it|this|that|"
+        r"[Ii]t|[Nn]obody|[Ee]veryone|[Ee]verybody|[Aa]nyone|[Ss]omeone|who|which|he|she|it|this|that|"
         # A department or a client asking for something states a requirement, not a position taken.
         r"[Pp]roduct|[Ff]inance|[Oo]ps|[Ss]ales|[Mm]arketing|[Ll]egal|[Ss]ecurity|[Dd]esign|[Ss]upport|"
         r"[Mm]anagement|[Ll]eadership|PI|[Cc]lient|[Cc]ustomer|[Uu]sers?|[Bb]oss|QA)\b)"
@@ -628,6 +629,9 @@ DONE_STATE = _lexicon(
     r"(?:tests?|builds?|ci) (?:is |are )?(?:green|passing)",
     r"exists? now",
     r"up and running\b",
+    # A behaviour changed, reported as it now stands: "the cursor now orders by created_at".
+    r"now (?:actually |correctly |only )?(?:uses|orders|returns|reads|sits|writes|sends|calls|"
+    r"skips|retries|waits|matches)\b",
     r"(?:is|are) (?:now )?(?:wired|hooked) up\b",
     r"\bmanaged to\b",
     r"\ball green\b",

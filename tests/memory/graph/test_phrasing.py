@@ -770,3 +770,21 @@ def test_an_assistant_noticing_or_assuming_reports_no_work(text: str) -> None:
 )
 def test_getting_in_touch_is_work_done(text: str) -> None:
     assert _done(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The webhook client now uses the request context.",
+        "the exporter now orders rows by created_at.",
+        "Search for 'C++' now returns 212 results.",
+    ],
+)
+def test_a_behaviour_as_it_now_stands_is_a_change_done(text: str) -> None:
+    assert _done(text), text
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+def test_what_she_wants_is_no_decision_of_the_team() -> None:
+    text = "Lena is doing the icons, she wants the final palette first."
+    assert _labels(text, NodeType.DECISION) == []

@@ -115,6 +115,12 @@ _DONE_TODAY = Guarded(
 )
 # An artifact named where it lives, without "now"/"already": "the config is in configs/x.yaml".
 _IN_PLACE = re.compile(r"\b(?:is|are) in (?:[\w.-]*/[\w./-]+|[\w-]+\.[a-z]{1,5}\b)")
+_SOMEONE_DOING = re.compile(
+    r"^(?:(?:yeah|yes|ok|so|and|also),? )?[A-Z][a-z]+ is (?:already |currently |now )?"
+    r"(?!going\b|seeing\b|getting\b|having\b|saying\b|asking\b|using\b|hoping\b|waiting\b|"
+    r"thinking\b|wondering\b|complaining\b|expecting\b|coming\b)[a-z][a-z-]+ing\b"
+    r"(?! (?:to|from|over|back|away|off)\b)"  # "Analytics is moving to X" moves itself: a choice
+)
 _PERFECT_REPORT = re.compile(
     r"^(?:i|we)(?:'ve| have)\s+(?:also\s+|just\s+|now\s+|already\s+)?([a-z]{3,}ed)\s+\S",
     re.IGNORECASE,
@@ -161,6 +167,10 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if phrases.DEFERRAL.search(low) and not _DONE_TODAY.search(low):
         if _BLOCKED.search(low):  # a blocker is work waiting and a problem standing in its way
             _problem(clause, sentence, role, emit)
+        return _pending(stripped, clause, sentence, emit)
+    if role == "user" and _SOMEONE_DOING.match(clause):
+        # "Kwame is moving the workflows to OIDC this sprint": work in someone's hands, even when
+        # it is worded like a choice.
         return _pending(stripped, clause, sentence, emit)
     if role == "user" and decisions.concludes(clause):
         option = decisions.accepted_option(clause)

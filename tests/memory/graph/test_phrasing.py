@@ -788,3 +788,19 @@ def test_a_behaviour_as_it_now_stands_is_a_change_done(text: str) -> None:
 def test_what_she_wants_is_no_decision_of_the_team() -> None:
     text = "Lena is doing the icons, she wants the final palette first."
     assert _labels(text, NodeType.DECISION) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Priya is moving the cron jobs to the new scheduler this sprint.",
+        "yeah Tomas is switching the nightly export over to Parquet.",
+    ],
+)
+def test_someone_doing_work_worded_like_a_choice_is_pending(text: str) -> None:
+    assert _open(text), text
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+def test_a_system_moving_to_an_option_is_still_a_decision() -> None:
+    assert _labels("Billing is moving to Stripe and invoices stay in Xero.", NodeType.DECISION)

@@ -233,7 +233,14 @@ _FIRST_PERSON_WILL = re.compile(r"\b(?:i|we)(?:'ll| will| shall)\b|\b(?:i|we) (?
 
 def _reported(low: str) -> bool:
     m = phrases.REPORTED.search(low)
-    return bool(m) and not _RELATIVE_BEFORE.search(low, 0, m.start())
+    if m is None or _RELATIVE_BEFORE.search(low, 0, m.start()):
+        return False
+    return not _PROMISE.match(low, m.end())  # "Tomasz said he'd look at it": work promised
+
+
+_PROMISE = re.compile(
+    r" (?:that )?(?:he|she|they)(?:'d|'ll| would| will) (?!be\b|not\b|never\b|have\b)"
+)
 
 
 def _plans(low: str, role: str) -> bool:

@@ -350,6 +350,11 @@ DECISION = _lexicon(
     r"\bgo(?:ing|es)? with\b",
     r"\bwent with\b",
     r"\bdecided (?:to|on|that|against)\b",
+    # "we decided unique tests are better": the decision as a clause, without "that".
+    r"\b(?:we|i|they)(?: (?:have|had|just|finally|already))? decided (?!(?:not|yet|whether|if|"
+    r"how|what|which|when|where|who|why)\b)[a-z]",
+    # A judgement that ranks one option above another: "a unique test is better than the package".
+    r"\b(?:is|are|feels?|seems?) (?:\w+ )?(?:better|simpler|safer|cleaner) than\b",
     r"\b(?:chose|choose|choosing|opted|opting)\b",
     r"\b(?:picked|pick|picking)\b(?![^.,;]*\bup\b)",
     r"\bsettl(?:ed|ing) on\b",
@@ -714,6 +719,11 @@ DEFERRAL = _lexicon(
     r"\b(?:is|are) (?:also )?the next (?:step|thing|job)\b",
     r"\b(?:is|are) (?:planned|scheduled) for\b",
     r"\b(?:is|are) for after\b",
+    r"\bat some point\b",
+    r"\b(?:is|are) still with\b",  # "the letter is still with their director": in their hands
+    # A visit booked: "the engineer comes Wednesday", "the auditor arrives on Monday".
+    r"\b(?:comes|arrives|visits|is coming|are coming) (?:in |on |next )?(?:monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)\b",
 )
 
 # Plans and work not yet done, weaker than a choice verb in the same clause.
@@ -743,25 +753,39 @@ PENDING = _lexicon(
     r"\b(?:is|'s) on (?:me|him|her|them|us)\b",
     r"\bis (?:adding|writing|building|fixing|doing|looking)\b",
     r"\b(?:is|are) (?:already )?migrating\b",
+    # "the allergen matrix needs updating": work to do, in the gerund.
+    r"\bneeds? (?!nothing\b|something\b|anything\b|everything\b)[a-z]{3,}ing\b",
     r"\bneeds to (?!be\b|handle|support|work|run|"
     r"stay|have|talk|show|scale|fit|survive|know|understand|match)",
 )
 
+_PRONOUN = r"(?:He|She|It|We|You|They|This|That|There|Here|What|Who|Which|Everyone|Nobody)\b"
 # Work handed to a named person: "that's on Tom".
 PENDING_CASED = Guarded(
     re.compile(
         r"\b(?:is|'s) on [A-Z][a-z]+\.?$|"
         # "Mei is scheduling it", "Grace in my team is handling the recovery", "Elif, our
         # counsel, is reviewing the DPA", "the labelling vendor is re-checking the images".
-        r"^(?:[A-Z][a-z]+|[Tt]he [a-z]+ (?:vendor|team|agency|contractor|consultant|designer))"
-        r"(?: (?:in|from|on) (?:my|our|the) \w+|, [^,]{3,40},)? is "
+        r"^(?:(?!"
+        + _PRONOUN
+        + r")[A-Z][a-z]+|[Tt]he [a-z]+ (?:vendor|team|agency|contractor|consultant|designer)|"
+        # "my brother is bringing a switch": a person named by who they are to the speaker.
+        r"(?:[Mm]y|[Oo]ur) (?:brother|sister|colleague|teammate|manager|boss|lead|partner|friend|"
+        r"designer|developer|admin|accountant|lawyer|counsel|contractor|intern))"
+        r"(?: (?:in|from|on) (?:my|our|the) \w+|, [^,]{3,40},)?(?: is|'s) (?:also |still )?"
         r"(?!going\b|seeing\b|getting\b|having\b|saying\b|asking\b)[a-z][a-z-]+ing\b|"
+        # A named person taking work on: "Marta from customer success will tag the reasons".
+        # Not a plural opening the sentence ("Dashboards will query with FINAL").
+        r"^(?!"
+        + _PRONOUN
+        + r")[A-Z][a-z]+(?<![b-df-hj-np-tv-z]s)(?: (?:from|in|on) (?:the |our |my )?[\w -]{2,30}?)? will "
+        r"(?!be\b|have\b|probably\b|likely\b|never\b|not\b|want\b|need\b|like\b|love\b|hate\b)[a-z]+|"
         # "he's handling its updates", "she's writing the FAQ".
         r"^(?:he|she)(?:'s| is) (?!going\b|seeing\b|getting\b|having\b|saying\b|asking\b|"
         r"complaining\b|wondering\b|using\b|expecting\b|hoping\b|waiting\b|right\b|"
         r"thinking\b|talking\b|coming\b)[a-z]+ing\b"
     ),
-    ("s on ", " is ", "he's"),  # "he is"/"she is" hold " is "; "she's" holds "he's"
+    ("s on ", " is ", "he's", "'s ", " will "),  # "she's" holds "he's"
 )
 
 IN_PROGRESS = Twin(

@@ -804,3 +804,40 @@ def test_someone_doing_work_worded_like_a_choice_is_pending(text: str) -> None:
 
 def test_a_system_moving_to_an_option_is_still_a_decision() -> None:
     assert _labels("Billing is moving to Stripe and invoices stay in Xero.", NodeType.DECISION)
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("Dana from support will tag the refund tickets.", "tag the refund tickets"),
+        ("Omar said he'd look at the flaky test next week.", "flaky test"),
+        ("The importer should move to streaming at some point.", "importer should move"),
+        ("my colleague is writing the data retention policy.", "data retention policy"),
+        ("Ines's also doing the release notes.", "release notes"),
+        ("The electrician comes Thursday to check the panel.", "electrician comes Thursday"),
+        ("The signed NDA is still with their legal team.", "signed NDA"),
+        ("The onboarding checklist needs updating before the hire starts.", "onboarding checklist"),
+    ],
+)
+def test_work_promised_visited_or_still_to_do_is_pending(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reports will show the totals per region.",
+        "Omar said the build was green.",
+        "The cache needs nothing else.",
+        "Tom will probably be late.",
+    ],
+)
+def test_a_prediction_a_report_or_a_need_met_is_no_pending_task(text: str) -> None:
+    assert _open(text) == [], text
+
+
+def test_deciding_in_a_clause_or_ranking_options_is_a_decision() -> None:
+    assert _labels("We decided the monorepo is simpler for now.", NodeType.DECISION)
+    assert _labels("A partial index is better than a second table here.", NodeType.DECISION)
+    assert _labels("The new query is faster than the old one.", NodeType.DECISION) == []
+    assert _labels("We haven't decided yet.", NodeType.DECISION) == []

@@ -602,7 +602,13 @@ DONE_STATE = _lexicon(
     r"ready|green|clean|working|gone|passing|sorted|applied|registered|set up|built|rebuilt|"
     r"written|recovered|implemented|created|added|enabled|filled|published|replaced|reset|"
     r"generated|installed|configured|migrated|renamed|removed|deleted|updated|upgraded|exported|"
-    r"imported|documented|released|rolled out|wired up|hooked up)\b",
+    r"imported|documented|released|rolled out|wired up|hooked up|loaded|rotated|drafted|signed|"
+    r"approved|submitted|indexed|backfilled|restored|archived|patched)\b",
+    r"(?:went|turned|is|are) green\b",
+    # A measure reached, reported as it stands now: "the endpoint is 90 ms now", "lag is back to zero".
+    r"(?:is|are) (?:back (?:to|at|under|down to) |down to |up to )?(?:about |around |~)?[£$€]?\d[\d.,]*"
+    r" ?(?:%|[a-zµ°]+)?(?: (?:a|per) \w+)? now\b",
+    r"(?:is|are) (?:now )?back (?:to|at|under|down to)\b",
     # An artifact reported in place: "the connector config is in migration/debezium/x.json".
     r"(?:is|are) (?:now |already )?in (?:[\w.-]*/[\w./-]+|[\w-]+\.[a-z]{1,5}\b)",
     r"(?:is|are) (?:now |already |fully |all )?on v?\d+(?:\.\d+)+\b",

@@ -841,3 +841,26 @@ def test_deciding_in_a_clause_or_ranking_options_is_a_decision() -> None:
     assert _labels("A partial index is better than a second table here.", NodeType.DECISION)
     assert _labels("The new query is faster than the old one.", NodeType.DECISION) == []
     assert _labels("We haven't decided yet.", NodeType.DECISION) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the checkout endpoint is 120 ms now.",
+        "Queue depth is back to zero.",
+        "The nightly build went green.",
+        "The API key is rotated.",
+        "The consent form is drafted.",
+        "January is already loaded.",
+    ],
+)
+def test_a_measure_reached_or_an_artifact_finished_is_completed(text: str) -> None:
+    assert _done(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Confirmation emails are sent inline in the request.", "Cordoned nodes are down to 5."],
+)
+def test_how_a_system_behaves_or_a_count_reports_no_work(text: str) -> None:
+    assert _done(text) == [], text

@@ -375,7 +375,9 @@ DECISION = _lexicon(
     r"(?:^|\b(?:we|i|we'll|i'll|let's|will|gonna|so)\s+)(?:use|using)\b",
     r"\b(?:is|are) going to be\b",
     r"\bwill be\b",
+    r"\bit'll be\b",
     r"\bstays\b",
+    r"(?:^|\b(?:we're|we are|i'm|i am|it's|so) )staying\b(?! up\b| late\b| over\b)",
     r"\bstay (?:at|as|on)\b",
     r"\bremains? (?:at|on|as|the)\b",
     r"\bkeeps?\b(?! \w+ing\b| on\b| up\b| (?:it|this|that|them) (?:on|in) (?:the |our |my )?(?:list|"
@@ -394,6 +396,8 @@ DECISION = _lexicon(
     r"\w+ (?:thing|option|way|choice)|sweet spot|right call|best (?:option|choice|bet|fit)|"
     r"more practical|more safe|safer bet)\b",
     r"\bmakes? (?:more )?sense\b",
+    # "the polling thing sounds simpler for me": a judgement that settles on an option.
+    r"\b(?:sounds?|seems?|feels?) (?:much |a lot |way )?(?:simpler|easier|cleaner|safer)\b",
     # An option named as the winner: "Vitest wins", "the managed option wins on cost"; not "wins
     # the deal" or "wins us a week". Possessive runs: a word given back meets only a space.
     r"^(?:[\w.+#/-]++ ){0,4}[\w.+#/-]++ (?:wins|win)\b(?! (?:a|an|the|us|them|me|it|over|\d))",

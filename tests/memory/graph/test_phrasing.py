@@ -864,3 +864,21 @@ def test_a_measure_reached_or_an_artifact_finished_is_completed(text: str) -> No
 )
 def test_how_a_system_behaves_or_a_count_reports_no_work(text: str) -> None:
     assert _done(text) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("staying homegrown, it does the job.", "staying homegrown"),
+        ("ok, staying with the hosted checkout.", "hosted checkout"),
+        ("it'll be Redis Streams for the events.", "Redis Streams"),
+        ("the cron approach sounds simpler for us.", "cron approach"),
+    ],
+)
+def test_staying_with_an_option_or_judging_it_simpler_is_a_decision(text: str, choice: str) -> None:
+    decided = _labels(text, NodeType.DECISION)
+    assert any(choice in d for d in decided), decided
+
+
+def test_staying_up_late_is_no_decision() -> None:
+    assert _labels("I'm staying up late to finish the deck.", NodeType.DECISION) == []

@@ -392,10 +392,15 @@ DECISION = _lexicon(
     r"over\b",
     r"\bit is(?: for\b|[.!,]|$)",
     # Judgement that settles an option: "salmon is more practical", "five seeds is the sweet spot".
-    r"\b(?:is|are|feels?|seems?|looks?(?: like)?) (?:the |a |more |much |by far )?(?:(?:least|most) "
-    r"\w+ (?:thing|option|way|choice)|sweet spot|right call|best (?:option|choice|bet|fit)|"
+    r"\b(?:is|are|feels?(?: like)?|seems?(?: like)?|looks?(?: like)?) (?:the |a |more |much |by far )?"
+    r"(?:(?:least|most) \w+ (?:thing|option|way|choice)|sweet spot|right call|"
+    r"(?:best|better) (?:option|choice|bet|fit)|"
     r"more practical|more safe|safer bet)\b",
     r"\bmakes? (?:more )?sense\b",
+    r"\bmy vote (?:is |goes )?(?:for|to)\b",
+    r"\bgets my vote\b",
+    r"\bthe winner is\b",
+    r"\b(?:we|i) should (?:use|go with|stick with|switch to|keep|pick|move to|partition|run)\b",
     # "the polling thing sounds simpler for me": a judgement that settles on an option.
     r"\b(?:sounds?|seems?|feels?) (?:much |a lot |way )?(?:simpler|easier|cleaner|safer)\b",
     # An option named as the winner: "Vitest wins", "the managed option wins on cost"; not "wins
@@ -536,6 +541,8 @@ DECISION_CASED = Guarded(
         r"[A-Za-z][\w-]*(?: [a-z]+){0,2}(?:,[^,]{3,40},| \([^)]{2,40}\))? wants (?!to (?:know|see|ask|"
         r"check|understand|talk|discuss|meet|chat|hear)\b)|"
         r"^No [A-Z][\w.-]+(?:[,.]|$)|"
+        # "Playwright over Cypress, because of the trace viewer": one named option over another.
+        r"^(?![A-Z][a-z]+(?:ing|ed)\b)[A-Z][\w.+#-]*(?: [\w.+#-]+){0,2} over [A-Z][\w.+#-]*|"
         # "Streak reminders use local notifications": the literal first, so the scan skips ahead.
         r" use (?<=[a-z]{2}s use )(?!of\b|case|to\b|it\b)|"
         # "Hive is the local store", "Firestore is the sync backend for signed-in users".
@@ -544,7 +551,7 @@ DECISION_CASED = Guarded(
         r"(?!(?:problem|issue|bug|question|culprit|cause|reason|one|same|only|first|last)\b)[a-z]"
     ),
     # A literal of each branch above, in order.
-    ("get", "wants", "No ", " use ", " is the ", " is our ", " are the ", " are our "),
+    ("get", "wants", "No ", " over ", " use ", " is the ", " is our ", " are the ", " are our "),
 )
 
 # Words that put a decision on a "why": reason clauses.

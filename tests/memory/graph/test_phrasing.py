@@ -882,3 +882,27 @@ def test_staying_with_an_option_or_judging_it_simpler_is_a_decision(text: str, c
 
 def test_staying_up_late_is_no_decision() -> None:
     assert _labels("I'm staying up late to finish the deck.", NodeType.DECISION) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("My vote is for Svelte.", "Svelte"),
+        ("Honestly, Astro gets my vote.", "Astro gets my vote"),
+        ("The winner is Playwright.", "Playwright"),
+        ("Vitest over Jest, because of the watch mode.", "Vitest over Jest"),
+        ("Litestream seems like the better fit.", "Litestream"),
+        ("We should use Caddy for the TLS termination.", "Caddy"),
+    ],
+)
+def test_an_option_voted_for_or_ranked_over_another_is_a_decision(text: str, choice: str) -> None:
+    decided = _labels(text, NodeType.DECISION)
+    assert any(choice in d for d in decided), decided
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Adding the sensor over I2C broke the build.", "We should talk about the budget."],
+)
+def test_an_action_over_a_bus_or_a_talk_to_have_is_no_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == [], text

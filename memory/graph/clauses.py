@@ -267,7 +267,8 @@ def _may_state_problem(role: str, emit: Emitter) -> bool:
 # The obligation a pending task is stated with ("still need to X"): the task is X.
 _OBLIGATION = re.compile(
     r"^(?:next,? )?(?:we |i )?(?:still |also )?(?:need|needs|have|has|got) to\s+(?=\w)|"
-    r"^(?:next )?up(?: for (?:me|us))? is\s+|^remind (?:me|us)(?: later)? to\s+",
+    r"^(?:next )?up(?: for (?:me|us))? is\s+|^remind (?:me|us)(?: later)? to\s+|"
+    r"^(?:don't|do not) forget(?: to)?\s+",
     re.IGNORECASE,
 )
 

@@ -697,6 +697,7 @@ DEFERRAL = _lexicon(
     # The word first, then what may not stand before it: a branch opening with a letter is cheap.
     r"\blater(?<!\d later)(?<!seconds later)(?<!minutes later)(?<!hours later)(?<!days later)"
     r"(?<!weeks later)$",
+    r"\b(?:can|could|will) (?:come|happen|go in|be done) later\b",
     r"\blater (?:this|today|tonight|on)\b",
     r"\bfor later\b",
     r"\buntil later\b",
@@ -737,6 +738,8 @@ DEFERRAL = _lexicon(
     r"\b(?:is|are) (?:planned|scheduled) for\b",
     r"\b(?:is|are) for after\b",
     r"\bat some point\b",
+    r"\bsome ?day\b",
+    r"\b(?:revisit|circle back to|come back to)\b",
     r"\b(?:is|are) still with\b",  # "the letter is still with their director": in their hands
     # A visit booked: "the engineer comes Wednesday", "the auditor arrives on Monday".
     r"\b(?:comes|arrives|visits|is coming|are coming) (?:in |on |next )?(?:monday|tuesday|"
@@ -747,6 +750,7 @@ DEFERRAL = _lexicon(
 PENDING = _lexicon(
     r"\bworking on\b",
     r"\bnext up\b",
+    r"^(?:don't|do not) forget\b",
     r"^remind (?:me|us)\b",
     # Work set after an event: "once the schema lands we should backfill the table".
     r"^(?:once|after|as soon as) [^,]{3,60}?,? (?:we|i) (?:should|need to|have to|must)\b",

@@ -906,3 +906,21 @@ def test_an_option_voted_for_or_ranked_over_another_is_a_decision(text: str, cho
 )
 def test_an_action_over_a_bus_or_a_talk_to_have_is_no_decision(text: str) -> None:
     assert _labels(text, NodeType.DECISION) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("Let's revisit the pagination after the launch.", "pagination"),
+        ("Search filters can come later.", "Search filters"),
+        ("Someday we should add an offline mode.", "offline mode"),
+        ("Don't forget the release notes for 2.3.", "the release notes for 2.3"),
+    ],
+)
+def test_work_to_revisit_or_not_to_forget_is_pending(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+
+
+def test_later_in_a_condition_is_no_deferral() -> None:
+    text = "Added the rule, with a comment so someone removes it later."
+    assert _open(text) == []

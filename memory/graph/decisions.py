@@ -33,6 +33,7 @@ _VERB_LIKE = Twin(
     re.compile(
         r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|'re|'ll|'d|"
         r"works?|looks?|seems?|needs?|wants?|goes|went|got|gets|makes?|says?|said|thinks?|know|"
+        r"helped|worked|failed|broke|crashed|fixed|changed|happened|passed|finished|stopped|"
         r"\w+n't|i|we|you|they|he|she|it|there|this|that|here)\b",
         re.IGNORECASE,
     )

@@ -924,3 +924,11 @@ def test_work_to_revisit_or_not_to_forget_is_pending(text: str, task: str) -> No
 def test_later_in_a_condition_is_no_deferral() -> None:
     text = "Added the rule, with a comment so someone removes it later."
     assert _open(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["so the clamp helped with the spikes at least", "ok, the retry worked for the small files"],
+)
+def test_a_reply_reporting_what_happened_accepts_no_option(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == [], text

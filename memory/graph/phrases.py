@@ -364,9 +364,13 @@ DECISION = _lexicon(
     r"(?:^|\b(?:we|i|let's|will|'ll|to|should|gonna)\s+)switch (?:to|over|from|back)\b",
     r"\bmoving (?:\S+ ){0,3}to\b",
     r"\bgoing back to\b",
-    r"\b(?:we|i)(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
+    r"\bwe(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
     r"make|standardi[sz]e|rely|host|store|put|send|ship|default|let|leave|report|pin|cap|limit|"
     r"tile|partition|dedupe|cache|buffer|batch|split|serve|show|require|allow|block|skip)\b",
+    # One person's "I'll send the summary", "I'll ship it in 2.4.2" is work they take on.
+    r"\bi(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
+    r"standardi[sz]e|rely|host|store|put|default|let|leave|pin|cap|limit|tile|partition|dedupe|"
+    r"cache|buffer|batch|split|serve|require|allow|block|skip)\b",
     # "lets" as typed in a hurry; not "it lets you", "this lets us".
     r"(?:^|\b(?:so|ok|okay|then|and|yeah|fine|just) )lets (?:just )?(?:use|go|keep|stick|switch|move|"
     r"drop|pick|make|do|run|try)\b",

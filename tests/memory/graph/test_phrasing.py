@@ -932,3 +932,20 @@ def test_later_in_a_condition_is_no_deferral() -> None:
 )
 def test_a_reply_reporting_what_happened_accepts_no_option(text: str) -> None:
     assert _labels(text, NodeType.DECISION) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("I'll send a summary to the channel after the run.", "send a summary"),
+        ("I'll ship it in 3.1.", "ship it in 3.1"),
+    ],
+)
+def test_one_persons_i_will_send_or_ship_is_work_taken_on(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+def test_the_teams_we_will_send_stays_a_decision() -> None:
+    assert _labels("We'll send alerts to the ops channel.", NodeType.DECISION)
+    assert _labels("I'll put the workers on spot instances.", NodeType.DECISION)

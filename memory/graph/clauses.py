@@ -115,6 +115,16 @@ _DONE_TODAY = Guarded(
 )
 # An artifact named where it lives, without "now"/"already": "the config is in configs/x.yaml".
 _IN_PLACE = re.compile(r"\b(?:is|are) in (?:[\w.-]*/[\w./-]+|[\w-]+\.[a-z]{1,5}\b)")
+_SOMEONE_DOING = re.compile(
+    r"^(?:(?:yeah|yes|ok|so|and|also),? )?[A-Z][a-z]+ is (?:already |currently |now )?"
+    r"(?!going\b|seeing\b|getting\b|having\b|saying\b|asking\b|using\b|hoping\b|waiting\b|"
+    r"thinking\b|wondering\b|complaining\b|expecting\b|coming\b)[a-z][a-z-]+ing\b"
+    r"(?! (?:to|from|over|back|away|off)\b)"  # "Analytics is moving to X" moves itself: a choice
+)
+_PERFECT_REPORT = re.compile(
+    r"^(?:i|we)(?:'ve| have)\s+(?:also\s+|just\s+|now\s+|already\s+)?([a-z]{3,}ed)\s+\S",
+    re.IGNORECASE,
+)
 _THING_START = re.compile(r"(?:it|this|that|these|those)\b", re.IGNORECASE)
 _NEGATED = re.compile(r"n't\b|\b(?:not|never|no longer|nothing|none)\b", re.IGNORECASE)
 _PRONOUN_START = re.compile(
@@ -152,19 +162,26 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         return "error"
     if emit.advisory:
         return ""
-    if phrases.REPORTED.search(low):
+    if _reported(low):
         return _problem(clause, sentence, role, emit)  # what others say is no task of ours
     if phrases.DEFERRAL.search(low) and not _DONE_TODAY.search(low):
         if _BLOCKED.search(low):  # a blocker is work waiting and a problem standing in its way
             _problem(clause, sentence, role, emit)
         return _pending(stripped, clause, sentence, emit)
-    cue = decisions.choice_cue(clause, stripped, low, role)
+    if role == "user" and _SOMEONE_DOING.match(clause):
+        # "Kwame is moving the workflows to OIDC this sprint": work in someone's hands, even when
+        # it is worded like a choice.
+        return _pending(stripped, clause, sentence, emit)
+    if role == "user" and decisions.concludes(clause):
+        option = decisions.accepted_option(clause)
+        decisions.decision(option, sentence, emit, cue="conclusion", conf=0.65)
+        return "decision"
+    cue = decisions.choice_cue(clause, stripped, low, role, opening=emit.turn.position == 0)
     if cue:
         decisions.decision(clause, sentence, emit, cue=cue, conf=0.7)
         return "decision"
-    if (
-        phrases.PENDING.search(low)
-        or phrases.PENDING_CASED.search(clause)
+    if _plans(low, role) or (
+        phrases.PENDING_CASED.search(clause)
         or phrases.PENDING_CASED.search(labels.strip_filler(clause))
     ):
         return _pending(stripped, clause, sentence, emit)
@@ -226,6 +243,33 @@ def announced_problem(clause: str, sentence: str, role: str, emit: Emitter) -> s
     return "error"
 
 
+# "the export that the managers asked for": a reporting verb inside a relative clause qualifies
+# the subject; the clause's own predicate still states the fact.
+_RELATIVE_BEFORE = re.compile(r"\b(?:that|which|who)(?: [\w'-]+){0,3} $")
+# The one who will do planned work: an assistant's "the reviewer will look for X" predicts.
+_FIRST_PERSON_WILL = re.compile(r"\b(?:i|we)(?:'ll| will| shall)\b|\b(?:i|we) (?:\w+ )?will\b")
+
+
+def _reported(low: str) -> bool:
+    m = phrases.REPORTED.search(low)
+    if m is None or _RELATIVE_BEFORE.search(low, 0, m.start()):
+        return False
+    return not _PROMISE.match(low, m.end())  # "Tomasz said he'd look at it": work promised
+
+
+_PROMISE = re.compile(
+    r" (?:that )?(?:he|she|they)(?:'d|'ll| would| will) (?!be\b|not\b|never\b|have\b)"
+)
+
+
+def _plans(low: str, role: str) -> bool:
+    """Work planned; in an assistant's words, only its own ("I'll add X"), not what others will do."""
+    m = phrases.PENDING.search(low)
+    if m is None or role == "user" or not low.startswith("will", m.start()):
+        return m is not None
+    return bool(_FIRST_PERSON_WILL.search(low))
+
+
 def _hedged(clause: str, role: str) -> bool:
     """Suggestions and hypotheticals; a user's stated preference ("I'd rather X") still counts."""
     if role == "user":
@@ -241,7 +285,9 @@ def _may_state_problem(role: str, emit: Emitter) -> bool:
 
 # The obligation a pending task is stated with ("still need to X"): the task is X.
 _OBLIGATION = re.compile(
-    r"^(?:next,? )?(?:we |i )?(?:still |also )?(?:need|needs|have|has|got) to\s+(?=\w)",
+    r"^(?:next,? )?(?:we |i )?(?:still |also )?(?:need|needs|have|has|got) to\s+(?=\w)|"
+    r"^(?:next )?up(?: for (?:me|us))? is\s+|^remind (?:me|us)(?: later)? to\s+|"
+    r"^(?:don't|do not) forget(?: to)?\s+",
     re.IGNORECASE,
 )
 
@@ -266,6 +312,9 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
     m = _STARTS_DONE_VERB.match(stripped.lower())
     if m and m.group(1) in phrases.DONE_VERBS and len(stripped.split()) >= 2:
         return stripped
+    perfect = _PERFECT_REPORT.match(labels.strip_filler(clause))
+    if perfect and perfect.group(1).lower() not in speakers.NOT_WORK:
+        return stripped  # "I've tightened the need statement": any verb, in the perfect
     inner = _SUBJECT_DONE_VERB.search(clause)
     if inner and inner.group(1).lower() in phrases.DONE_VERBS and len(inner.group(2).split()) >= 1:
         return f"{inner.group(1)}{inner.group(2)}"

@@ -17,6 +17,13 @@ ACK = re.compile(
 )
 # An elliptical follow-up adding one more chosen option: "And Coil's disk cache at 250 MB."
 CONTINUATION = re.compile(r"^(?:and|also|plus)\b[,]?\s+", re.IGNORECASE)
+_CONCLUSION = re.compile(r"^so\s", re.IGNORECASE)
+# Present tenses a verbless option has none of: "-ing" forms and the commonest third persons.
+_PRESENT = re.compile(
+    r"\b(?:\w{3,}ing|holds|shows|starts?|means|gives|fits|costs|takes|makes|leaves|comes|goes|"
+    r"stays|keeps|helps|works|runs|fails|breaks|lands|happens|matters|applies|beats)\b",
+    re.IGNORECASE,
+)
 # An option is qualified ("bucket with presigned URLs"); a bare noun phrase only names a topic.
 _QUALIFIED = re.compile(
     r"(?<![\w-])(?:with|for|on|at|by|via|in|to|as|per|over|instead|only)(?![\w-])"
@@ -26,6 +33,7 @@ _VERB_LIKE = Twin(
     re.compile(
         r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|'re|'ll|'d|"
         r"works?|looks?|seems?|needs?|wants?|goes|went|got|gets|makes?|says?|said|thinks?|know|"
+        r"helped|worked|failed|broke|crashed|fixed|changed|happened|passed|finished|stopped|"
         r"\w+n't|i|we|you|they|he|she|it|there|this|that|here)\b",
         re.IGNORECASE,
     )
@@ -72,6 +80,7 @@ _JUDGEMENT_TAIL = Twin(
     )
 )
 _OPTION_END = re.compile(r"\s*[,;]\s+|\s+(?:—|–|--?)\s+|\s+(?:because|since|so|as|which)\s+")
+_SO = re.compile(r",?\s+so\s+(?!that\b|far\b|much\b|many\b|long\b)", re.IGNORECASE)
 _REPLACING = re.compile(r"\s*,?\s*replacing\b", re.IGNORECASE)
 _REASON_ONLY = re.compile(r"^(?:because|since|given that|so that|due to)\b", re.IGNORECASE)
 # The option dropped, named before the one taking its place: "scrapped Jenkins, going with X".
@@ -89,15 +98,20 @@ _FROM_TO = Twin(
 )
 
 
-def choice_cue(clause: str, stripped: str, low: str, role: str) -> str:
+def choice_cue(clause: str, stripped: str, low: str, role: str, opening: bool = False) -> str:
     """The rule by which a clause states a decision, or "" when it states none.
 
     Users decide in their own words; assistants propose, and decide only when they narrate the
     choice as made ("Switching to X"). A measurement ("takes 14 minutes instead of 4") is not one.
+    In the ``opening`` message the team's present practice describes the starting point.
     """
     if role != "user" and not _ASSISTANT_DECIDES.match(stripped):
         return ""  # tested first: it is far cheaper than the lexicons below
-    chooses = bool(phrases.DECISION.search(low) or phrases.DECISION_CASED.search(clause))
+    chooses = bool(
+        phrases.DECISION.search(low)
+        or phrases.DECISION_CASED.search(clause)
+        or (not opening and phrases.TEAM_PRACTICE.search(low))
+    )
     if role == "user":
         chooses = chooses or bool(
             _JUSTIFIED_CHOICE.match(stripped) or _CONCLUDING_IMPERATIVE.match(clause)
@@ -122,6 +136,14 @@ def accepts(text: str, decided_before: bool) -> bool:
     return bool(_QUALIFIED.search(low)) and not (phrases.INTERROGATIVE.match(body) or deferred)
 
 
+def concludes(clause: str) -> bool:
+    """ "I'd rather not add a queue, so cron jobs on the box": after "so", the option reasoned to,
+    stated without a verb; "so three years holds" concludes a fact, not a choice."""
+    return (
+        bool(_CONCLUSION.match(clause)) and accepts(clause, False) and not _PRESENT.search(clause)
+    )
+
+
 def accepted_option(text: str) -> str:
     return CONTINUATION.sub("", ACK.sub("", text, count=1), count=1)
 
@@ -135,7 +157,9 @@ def decision(text: str, quote: str, emit: Emitter, cue: str, conf: float) -> Non
         if before is not None and before.evidence.position == emit.turn.position:
             before.reason = before.reason or labels.clean(text)
         return
-    text, reason = _reason(text, quote)
+    text, reason = _after_so(text)
+    text, because = _reason(text, quote)
+    reason = reason or because
     replaces = ""
     lead = _DROPPED_FIRST.match(labels.strip_leading(text))
     if lead:
@@ -171,6 +195,20 @@ def decision(text: str, quote: str, emit: Emitter, cue: str, conf: float) -> Non
         reason=reason,
         replaces=replaces,
     )
+
+
+def _after_so(text: str) -> tuple[str, str]:
+    """ "we have a Conan remote already so Conan 2 it is": the choice follows "so", and what comes
+    before it is the reason, when only the part after "so" is worded as a choice."""
+    for m in _SO.finditer(text):
+        before, after = text[: m.start()], text[m.end() :]
+        if _chooses(after.lower()) and not _chooses(before.lower()):
+            return after, labels.clean(before)
+    return text, ""
+
+
+def _chooses(low: str) -> bool:
+    return bool(phrases.DECISION.search(low) or phrases.TEAM_PRACTICE.search(low))
 
 
 def _reason(text: str, quote: str) -> tuple[str, str]:

@@ -35,7 +35,11 @@ _INLINE_CODE = re.compile(r"`([^`\n]{4,200})`")
 _STACK_SPLIT = re.compile(r",\s*|\s+and\s+")
 _NOT_TECH = frozenset("i we it the a an our my this that no".split())
 # "a char/4 fallback but it is unreachable": a clause whose subject points back.
-_PRONOUN_SUBJECT = re.compile(r"^(?:it|it's|this|they)\s+\w", re.IGNORECASE)
+# "that" points back only as the subject of a verb: "but that can wait", not "that file went in".
+_PRONOUN_SUBJECT = re.compile(
+    r"^(?:it|it's|this|they)\s+\w|^that\s+(?:can|will|could|should|needs?|is|was|has)\b",
+    re.IGNORECASE,
+)
 # A line that opens with an exception or error tag, as program output does.
 _ERROR_LINE_START = re.compile(
     r"^(?:\w+\s+)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b:|"

@@ -52,8 +52,8 @@ def _strip_trailing(text: str) -> str:
     while True:
         text = _TRAILING_PUNCT.sub("", text)
         tag = _TRAILING_WORD.search(text)
-        if tag is None:
-            return text
+        if tag is None or " " not in text[: tag.start()].strip():
+            return text  # "Newtonsoft then": with one word left, the tag is part of the idiom
         text = text[: tag.start()]
 
 
@@ -229,7 +229,7 @@ _EMPTY_WORDS = frozenset(
     "that this it them there here so not done yet now fixed working finished complete completed "
     "again still ready works fine good all set up ok okay passing green one both today tomorrow "
     "neither started that's it's there's for week weekend month quarter sprint morning afternoon "
-    "tonight later soon monday tuesday wednesday thursday friday".split()
+    "tonight later soon then monday tuesday wednesday thursday friday".split()
 )
 _PRONOUNS = frozenset("it that this them those these everything all one".split())
 

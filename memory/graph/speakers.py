@@ -14,6 +14,11 @@ IMPERATIVE = Folded(
     r"disable|configure|define|store|send|return|catch|log|test|verify|confirm|double-check|"
     r"don't|do not|never|always|start|stop|skip|mark|note|remember)\b"
 )
+# Past tenses of thinking, noticing and saying: "I've noticed X" reports no work.
+NOT_WORK = (
+    "noticed assumed wondered decided mentioned suggested seemed wanted needed used based hoped "
+    "expected guessed learned heard called named tried asked"
+).split()
 # Past tenses spelled like the imperative: "Read it with ..." opens advice as often as a report.
 _IMPERATIVE_LOOKALIKES = frozenset("read put set cut split run reset".split())
 # An agent's log line: what it did, found or is doing ("Added X", "Found it", "Working on Y").
@@ -21,7 +26,9 @@ AGENT_LOG = Folded(
     r"^(?:i(?:'ve| have)?\s+)?(?:(?:"
     + "|".join(sorted((phrases.DONE_VERBS | phrases.FINDING_VERBS) - _IMPERATIVE_LOOKALIKES))
     + r")\b|working on\b|switching\b|moving\b|going with\b|"
-    r"still \w+ing\b|looking at\b|will add\b|starting\b|creating\b|adding\b|set up\b)"
+    r"still \w+ing\b|looking at\b|will add\b|starting\b|creating\b|adding\b|set up\b)|"
+    # "I've tightened the statement", "I've drafted a schedule below": a perfect reports work done.
+    r"^i(?:'ve| have)\s+(?:also\s+|just\s+|now\s+)?(?!" + "|".join(NOT_WORK) + r")[a-z]{3,}ed\b"
 )
 _ADDRESS = Folded(r"\b(?:you|your|you're|you'd|you'll|yours)\b")
 

@@ -269,7 +269,12 @@ def test_a_guarded_search_finds_what_admits_then_search_finds():
 
 # Runs made possessive in the decision lexicon, each beside the form it was written as.
 _POSSESSIVE_FORMS = [
-    (r"^[\w.-]++(?: [\w.-]++){0,2} then\.?$", r"^[\w.-]+(?: [\w.-]+){0,2} then\.?$"),
+    (
+        r"^(?:(?:ok|okay|right|fine|alright|so|yeah|yes)[,.!]? )?[\w.-]++(?: [\w.-]++){0,2} "
+        r"then(?:[.!,]|$)",
+        r"^(?:(?:ok|okay|right|fine|alright|so|yeah|yes)[,.!]? )?[\w.-]+(?: [\w.-]+){0,2} "
+        r"then(?:[.!,]|$)",
+    ),
     (r"^[\w.-]++(?: [\w.-]++){0,2} first\.?$", r"^[\w.-]+(?: [\w.-]+){0,2} first\.?$"),
     (
         r"^[\w .+/-]{2,40}+, (?:good|great) (?:call|idea|choice)\b",

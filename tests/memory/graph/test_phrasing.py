@@ -723,3 +723,366 @@ def test_a_person_named_by_pronoun_reports_work_done(text: str) -> None:
 @pytest.mark.parametrize("text", ["It added 200 ms of latency.", "This changed the totals."])
 def test_a_thing_as_subject_reports_no_work(text: str) -> None:
     assert _done(text) == [], text
+
+
+# ----- pending: what is not work waiting, and what still is ----------------------------------
+
+
+def _open(text: str, role: str = "user") -> list[str]:
+    from memory.graph.types import Status
+
+    return [
+        c.label
+        for c in _one(text, role)
+        if c.type == NodeType.TASK and c.status != Status.COMPLETED
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yeah we'll see.",
+        "We will see how the new cache behaves under load.",
+        "Last night 40 orders got cancelled that were waiting on payment.",
+        "The PR was waiting for review for a week, which is what broke the release.",
+    ],
+)
+def test_waiting_to_observe_or_a_past_wait_is_no_pending_task(text: str) -> None:
+    assert _open(text) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("The bulk export that the finance team asked for can wait.", "bulk export"),
+        ("The dashboard which Priya mentioned can wait until after the launch.", "dashboard"),
+    ],
+)
+def test_a_reporting_verb_in_a_relative_clause_leaves_the_deferral(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+
+
+def test_an_assistant_predicting_what_others_will_do_plans_no_task() -> None:
+    text = "Updated the checklist. The auditor will look for the signed change log first."
+    assert _open(text, role="assistant") == []
+    assert _open("Updated the checklist. I will add the rollback steps next.", role="assistant")
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("Next up is the retry budget for the mailer.", "the retry budget for the mailer"),
+        ("Next up for us is the staging teardown.", "the staging teardown"),
+        ("Remind me to renew the wildcard cert.", "renew the wildcard cert"),
+        ("Let's park the theming work until the beta ships.", "theming work"),
+        ("Park the importer rewrite for now.", "importer rewrite"),
+        ("Once the vendor API lands we should drop the CSV path.", "drop the CSV path"),
+        ("After the freeze we need to rotate the signing keys.", "rotate the signing keys"),
+    ],
+)
+def test_work_put_next_parked_or_set_after_an_event_is_pending(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+def test_a_deferral_pointing_back_keeps_what_it_defers() -> None:
+    text = "The agency pitched a loyalty widget as an extra but that can wait until spring."
+    assert any("loyalty widget" in t for t in _open(text)), _open(text)
+
+
+def test_that_as_a_determiner_points_back_to_nothing() -> None:
+    text = "The cert is renewed, and that cronjob went in as ops/renew.yaml."
+    assert not any("cert is renewed" in t for t in _done(text)[1:]), _done(text)
+    assert any(t.startswith("that cronjob") for t in _done(text)), _done(text)
+
+
+# ----- decisions: an option named as the winner, or reasoned to after "so" ---------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("Pytest wins.", "Pytest wins"),
+        ("Honestly the hosted runner wins on cost.", "hosted runner"),
+        ("Server components win here.", "Server components"),
+        ("I'd rather not run another broker, so a jobs table in Postgres.", "jobs table"),
+        ("Hourly is too much for the old phones, so twice a day and only on wifi.", "twice a day"),
+    ],
+)
+def test_an_option_named_the_winner_or_concluded_is_a_decision(text: str, choice: str) -> None:
+    assert any(choice in d for d in _labels(text, NodeType.DECISION)), _labels(
+        text, NodeType.DECISION
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The new pricing wins us a week.",
+        "Their bid wins the contract if nobody objects.",
+        "The rebate is applied twice, so 1,000 seats a year shows 90 instead of 100.",
+        "Power is 2 µA now, so three years holds with margin.",
+        "so people start signing up just as much, they just churn more",
+    ],
+)
+def test_a_win_or_a_conclusion_about_facts_is_no_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("We already run Celery for email so Celery it is, with a new queue.", "Celery it is"),
+        ("OK, weekly snapshots then.", "weekly snapshots"),
+        ("protobuf then.", "protobuf then"),
+        ("typed errors then, do it properly.", "typed errors"),
+        ("so lets just use the hosted registry", "use the hosted registry"),
+        ("The generated client goes into .gitignore since CI rebuilds it.", "goes into .gitignore"),
+    ],
+)
+def test_a_choice_after_so_then_or_typed_in_a_hurry_is_a_decision(text: str, choice: str) -> None:
+    decided = _labels(text, NodeType.DECISION)
+    assert any(choice in d for d in decided), decided
+
+
+def test_the_reason_before_so_is_left_out_of_the_choice() -> None:
+    text = "Our team already knows Kotlin so Ktor it is."
+    (decision,) = [c for c in _one(text) if c.type == NodeType.DECISION]
+    assert decision.label == "Ktor it is"
+    assert "knows Kotlin" in decision.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We ship an invoicing app for dental clinics, about 300 customers.",
+        "We're migrating a Rails monolith and the test suite takes 40 minutes.",
+        "Hi! We make a scheduling tool for schools and the sync keeps failing.",
+        "This lets us skip the cache.",
+        "let's say the import is homegrown",
+    ],
+)
+def test_the_opening_description_or_a_hypothetical_is_no_decision(text: str) -> None:
+    turns = [Turn(position=0, role="user", content=text)]
+    assert [c.label for c in extract(turns) if c.type == NodeType.DECISION] == [], text
+
+
+def test_the_teams_practice_later_in_the_session_is_still_a_decision() -> None:
+    assert _labels("We match refunds on the payout ID.", NodeType.DECISION)
+
+
+# ----- completed: any verb in the perfect, and getting in touch -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "done"),
+    [
+        (
+            "I've tightened your abstract to 240 words. You may want to reread the ending.",
+            "tightened your abstract",
+        ),
+        ("I've drafted a rollout checklist below: staging first, then 10%.", "drafted a rollout"),
+        ("I've annotated the public headers with the export macro.", "annotated the public"),
+    ],
+)
+def test_an_assistant_reporting_in_the_perfect_did_the_work(text: str, done: str) -> None:
+    labels = [c.label for c in _one(text, "assistant") if c.type == NodeType.TASK]
+    assert any(done in t for t in labels), labels
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've noticed you pin an old driver. You could upgrade it.",
+        "I've assumed the table is append-only; you might want to confirm that.",
+    ],
+)
+def test_an_assistant_noticing_or_assuming_reports_no_work(text: str) -> None:
+    assert _labels(text, NodeType.TASK, "assistant") == [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I called the supplier this morning.", "Emailed the program officer about the budget."],
+)
+def test_getting_in_touch_is_work_done(text: str) -> None:
+    assert _done(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The webhook client now uses the request context.",
+        "the exporter now orders rows by created_at.",
+        "Search for 'C++' now returns 212 results.",
+    ],
+)
+def test_a_behaviour_as_it_now_stands_is_a_change_done(text: str) -> None:
+    assert _done(text), text
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+def test_what_she_wants_is_no_decision_of_the_team() -> None:
+    text = "Lena is doing the icons, she wants the final palette first."
+    assert _labels(text, NodeType.DECISION) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Priya is moving the cron jobs to the new scheduler this sprint.",
+        "yeah Tomas is switching the nightly export over to Parquet.",
+    ],
+)
+def test_someone_doing_work_worded_like_a_choice_is_pending(text: str) -> None:
+    assert _open(text), text
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+def test_a_system_moving_to_an_option_is_still_a_decision() -> None:
+    assert _labels("Billing is moving to Stripe and invoices stay in Xero.", NodeType.DECISION)
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("Dana from support will tag the refund tickets.", "tag the refund tickets"),
+        ("Omar said he'd look at the flaky test next week.", "flaky test"),
+        ("The importer should move to streaming at some point.", "importer should move"),
+        ("my colleague is writing the data retention policy.", "data retention policy"),
+        ("Ines's also doing the release notes.", "release notes"),
+        ("The electrician comes Thursday to check the panel.", "electrician comes Thursday"),
+        ("The signed NDA is still with their legal team.", "signed NDA"),
+        ("The onboarding checklist needs updating before the hire starts.", "onboarding checklist"),
+    ],
+)
+def test_work_promised_visited_or_still_to_do_is_pending(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reports will show the totals per region.",
+        "Omar said the build was green.",
+        "The cache needs nothing else.",
+        "Tom will probably be late.",
+    ],
+)
+def test_a_prediction_a_report_or_a_need_met_is_no_pending_task(text: str) -> None:
+    assert _open(text) == [], text
+
+
+def test_deciding_in_a_clause_or_ranking_options_is_a_decision() -> None:
+    assert _labels("We decided the monorepo is simpler for now.", NodeType.DECISION)
+    assert _labels("A partial index is better than a second table here.", NodeType.DECISION)
+    assert _labels("The new query is faster than the old one.", NodeType.DECISION) == []
+    assert _labels("We haven't decided yet.", NodeType.DECISION) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the checkout endpoint is 120 ms now.",
+        "Queue depth is back to zero.",
+        "The nightly build went green.",
+        "The API key is rotated.",
+        "The consent form is drafted.",
+        "January is already loaded.",
+    ],
+)
+def test_a_measure_reached_or_an_artifact_finished_is_completed(text: str) -> None:
+    assert _done(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Confirmation emails are sent inline in the request.", "Cordoned nodes are down to 5."],
+)
+def test_how_a_system_behaves_or_a_count_reports_no_work(text: str) -> None:
+    assert _done(text) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("staying homegrown, it does the job.", "staying homegrown"),
+        ("ok, staying with the hosted checkout.", "hosted checkout"),
+        ("it'll be Redis Streams for the events.", "Redis Streams"),
+        ("the cron approach sounds simpler for us.", "cron approach"),
+    ],
+)
+def test_staying_with_an_option_or_judging_it_simpler_is_a_decision(text: str, choice: str) -> None:
+    decided = _labels(text, NodeType.DECISION)
+    assert any(choice in d for d in decided), decided
+
+
+def test_staying_up_late_is_no_decision() -> None:
+    assert _labels("I'm staying up late to finish the deck.", NodeType.DECISION) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("My vote is for Svelte.", "Svelte"),
+        ("Honestly, Astro gets my vote.", "Astro gets my vote"),
+        ("The winner is Playwright.", "Playwright"),
+        ("Vitest over Jest, because of the watch mode.", "Vitest over Jest"),
+        ("Litestream seems like the better fit.", "Litestream"),
+        ("We should use Caddy for the TLS termination.", "Caddy"),
+    ],
+)
+def test_an_option_voted_for_or_ranked_over_another_is_a_decision(text: str, choice: str) -> None:
+    decided = _labels(text, NodeType.DECISION)
+    assert any(choice in d for d in decided), decided
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Adding the sensor over I2C broke the build.", "We should talk about the budget."],
+)
+def test_an_action_over_a_bus_or_a_talk_to_have_is_no_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("Let's revisit the pagination after the launch.", "pagination"),
+        ("Search filters can come later.", "Search filters"),
+        ("Someday we should add an offline mode.", "offline mode"),
+        ("Don't forget the release notes for 2.3.", "the release notes for 2.3"),
+    ],
+)
+def test_work_to_revisit_or_not_to_forget_is_pending(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+
+
+def test_later_in_a_condition_is_no_deferral() -> None:
+    text = "Added the rule, with a comment so someone removes it later."
+    assert _open(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["so the clamp helped with the spikes at least", "ok, the retry worked for the small files"],
+)
+def test_a_reply_reporting_what_happened_accepts_no_option(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("I'll send a summary to the channel after the run.", "send a summary"),
+        ("I'll ship it in 3.1.", "ship it in 3.1"),
+    ],
+)
+def test_one_persons_i_will_send_or_ship_is_work_taken_on(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+def test_the_teams_we_will_send_stays_a_decision() -> None:
+    assert _labels("We'll send alerts to the ops channel.", NodeType.DECISION)
+    assert _labels("I'll put the workers on spot instances.", NodeType.DECISION)

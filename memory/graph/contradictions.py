@@ -56,6 +56,20 @@ _THIRD_PARTY = frozenset(
     "users user customers customer subscribers subscriber people clients client visitors members "
     "buyers accounts they".split()
 )
+# A message saying its choices are still open between people ("we haven't decided", "the team
+# splits"): the preferences it reports side by side contest each other.
+_UNSETTLED = Folded(
+    r"\b(?:disagree\w*|(?:don'?t|do\s+not|can'?t|cannot)\s+agree|not\s+(?:yet\s+)?(?:settled|decided|agreed)"
+    r"|(?:haven'?t|hasn'?t|have\s+not|has\s+not)\s+(?:yet\s+)?(?:settled|decided|agreed)|undecided|no\s+consensus"
+    r"|(?:team|we)\s+(?:splits?|are\s+split)|argue\s+it\s+out|backed\s+down|torn\s+between)\b"
+)
+# "Ana wants ...", "the ops team prefers ...", "Lea, our research lead, wants ...": a person's preference.
+_PREFERS = re.compile(
+    r"^(?:the\s+)?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)(?:\s*\([^)]{0,60}\)|,[^,]{1,60},)?\s+"
+    r"(?:wants|prefers|would\s+rather|insists\s+on|pushes\s+for|votes\s+for|argues\s+for)\b",
+    re.IGNORECASE,
+)
+_SPEAKERS = frozenset("i we you they it he she this that everyone nobody".split())
 _NEGATION = Twin(re.compile(r"\b(?:no|not|never|without|don't|won't|skip|none)\b", re.IGNORECASE))
 # Families of scope words: two decisions scoped to different members of one family coexist.
 _SCOPES = (
@@ -123,6 +137,9 @@ def judge(
 
     Decisions stated in the same message never contradict each other: they were said together.
     """
+    split = _split_preferences(new, earlier)
+    if split:
+        return [Verdict(CONTESTED, node.key) for node in split]
     pool = [(n, s) for n, s in earlier if s.position != new.position and n.key != candidate.key]
     replaced = candidate.replaces or _named_replacement(new.sentence)
     if replaced:
@@ -169,6 +186,34 @@ def _replacing(
     before = [(n, s) for n, s in named if s.position != new.position]
     chosen = here + ([_best(new, before)] if before else [])
     return [_supersede(node, old, new, candidate) for node, old in chosen]
+
+
+def _split_preferences(new: Statement, earlier: Sequence[tuple[Node, Statement]]) -> list[Node]:
+    """Someone else's preference in the same message, when the message says it is not settled:
+    "Maria wants the story first. Dev wants the data first. We haven't decided." Only the nearest
+    earlier one, so three voices make a chain of pairs rather than every pair."""
+    mine = _preference_of(new.sentence)
+    if not mine or not _UNSETTLED.search(new.text):
+        return []
+    others = [
+        (n, s)
+        for n, s in earlier
+        if s.position == new.position and _preference_of(s.sentence) not in ("", mine)
+    ]
+    if not others:
+        return []
+    at = new.text.find(new.sentence)
+    before = [(n, s) for n, s in others if new.text.find(s.sentence) < at]
+    return [max(before or others, key=lambda p: new.text.find(p[1].sentence))[0]]
+
+
+def _preference_of(sentence: str) -> str:
+    """Who states ``sentence`` as their preference ("Ana wants ..."): not I, we or you."""
+    match = _PREFERS.match(sentence.strip(" -*•\t"))
+    if not match:
+        return ""
+    who = match.group(1).lower()
+    return "" if who.split()[0] in _SPEAKERS else who
 
 
 def _cued(new: Statement, label: str) -> bool:
@@ -276,11 +321,13 @@ def _modifier(label: str, head: str) -> str:
 
 
 def _linked(old: Statement, new: Statement) -> bool:
-    """With a replacement cue, a looser link will do: the new sentence names the old decision."""
-    if old.topic & words.topic(new.sentence) or old.values & new.values:
+    """With a replacement cue, a looser link will do: one shared topic word or value, or two words
+    of the old decision in the new sentence ("per-tenant certs would hit the limit"). One word
+    shared with the rest of the sentence or message is too little: the cue usually belongs to
+    another clause there ("X rather than Y, and I'll send a summary")."""
+    if old.topic & new.topic or old.values & new.values:
         return True
-    # "... back and forth on routing. I started with net/http" ... "went with chi for the router"
-    return bool(new.topic & words.topic(words.lead_in(old.text, old.sentence)))
+    return len(old.topic & words.topic(new.sentence)) >= 2
 
 
 def _old_figure_named(

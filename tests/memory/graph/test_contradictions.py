@@ -437,3 +437,37 @@ def test_transitions_keep_their_labels_after_the_nodes_are_pruned():
         "Flask for the web framework",
         "FastAPI for the web framework",
     )
+
+
+def test_two_people_preferring_different_options_in_an_unsettled_message_are_contested():
+    s = Session()
+    s.say(
+        "We still disagree on the launch venue. Priya wants the rooftop bar downtown. "
+        "Marco wants the old warehouse by the river.",
+        decision("Priya wants the rooftop bar downtown", 0),
+        decision("Marco wants the old warehouse by the river", 0),
+    )
+    a = s.decision("Priya wants the rooftop bar downtown")
+    b = s.decision("Marco wants the old warehouse by the river")
+    assert (a.status, b.status) == (Status.CONTESTED, Status.CONTESTED)
+    assert (b.key, a.key, EdgeType.CONFLICTS_WITH) in s.graph.edges
+
+
+def test_preferences_reported_without_saying_they_are_open_are_not_contested():
+    s = Session()
+    s.say(
+        "Priya wants the rooftop bar downtown. Marco wants the slides in English.",
+        decision("Priya wants the rooftop bar downtown", 0),
+        decision("Marco wants the slides in English", 0),
+    )
+    assert {n.status for n in s.graph.nodes.values()} == {Status.COMPLETED}
+
+
+def test_a_switch_sharing_one_word_with_the_rest_of_its_sentence_replaces_nothing():
+    s = Session()
+    s.say("Decided: nightly backups go to the NAS.", decision("nightly backups go to the NAS", 0))
+    s.say(
+        "The backups got a good review, and Tomas is moving the wiki to Confluence.",
+        decision("Tomas is moving the wiki to Confluence", 0),
+    )
+    assert s.decision("nightly backups go to the NAS").status == Status.COMPLETED

@@ -22,6 +22,7 @@ _SWITCH = Folded(
     r"|changed\s+my\s+mind|on\s+second\s+thought|no\s+longer|any\s?more|ditch\w*|abandon\w*"
     r"|you\s+win|ended\s+up|swap(?:ped|ping|s)?|reversing|reverse[ds]?|in\s+favou?r\s+of"
     r"|pivot\w*\s+to|settled\s+on|ultimately|never\s?mind"
+    r"|(?<=\w\s)then(?=[.!]*$)"  # "fine, Postgres then.": a conclusion drawn from what came before
     r"|no\s+wait|(?:^|[,.;:]\s*)actually\b|let'?s\s+not|not\s+going\s+(?:to|with)"
     r"|forget\s+(?:the\s+)?\w+|scrap(?:ped|ping|s)?|(?<!from\s)scratch|mov(?:e|ed|es|ing)\s+off"
     r"|(?:is|are)\s+out(?!\s+(?:of|now|today|yesterday|there|in)))\b"
@@ -50,6 +51,12 @@ _TENTATIVE = re.compile(
     r"|(?:i'?m|we'?re)\s+thinking|thinking\s+(?:of|about)|probably|maybe|might|for\s+now"
     r"|plan\s+(?:was|is)\s+to|i\s+figured|tentative\w*|i\s+guess|considering|seemed\s+like)\b",
     re.IGNORECASE,
+)
+# Phrases presenting a choice as where things started or stand for the moment: a later choice on
+# its topic usually replaces it ("started with polling", "right now it saves on every change").
+_PROVISIONAL = Folded(
+    r"\b(?:start(?:ed|ing)?\s+(?:off\s+)?with|to\s+(?:start|begin)\s+with|at\s+(?:the\s+)?(?:beginning|start|first)"
+    r"|initially|originally|right\s+now|for\s+now|the\s+plan\s+(?:is|was)|pencil(?:l?ed)?\s+in)\b"
 )
 # People whose switching is behaviour to measure, not a choice the session made.
 _THIRD_PARTY = frozenset(
@@ -158,7 +165,11 @@ def judge(
             or [(n, s) for n, s in pool if _linked(s, new)]
         )
         if linked:
-            node, old = _best(new, linked)
+            # "queues on the database driver for now" is the one "move queues to Redis" revises
+            provisional = [
+                (n, s) for n, s in pool if _PROVISIONAL.search(s.label) and s.topic & new.topic
+            ]
+            node, old = _best(new, provisional or linked)
             return [_supersede(node, old, new, candidate)]
         return []
     for node, old in _ranked(new, strong):
@@ -169,6 +180,10 @@ def judge(
             return [_supersede(node, old, new, candidate)]
     if _BESIDE.search(new.sentence) or _BESIDE.search(candidate.label):
         return []
+    started = _started_elsewhere(new, pool)
+    if started:
+        node, old = started
+        return [_supersede(node, old, new, candidate)]
     for node, old in _ranked(new, strong + weak):
         verdict = _without_cue(node, old, new, candidate)
         if verdict:
@@ -214,6 +229,25 @@ def _preference_of(sentence: str) -> str:
         return ""
     who = match.group(1).lower()
     return "" if who.split()[0] in _SPEAKERS else who
+
+
+def _started_elsewhere(
+    new: Statement, pool: list[tuple[Node, Statement]]
+) -> tuple[Node, Statement] | None:
+    """The earlier decision a firm new one moves on from: said as a starting point ("started with
+    polling the ADC", "right now it is saved on every change"), on the new one's topic."""
+    if _TENTATIVE.search(new.sentence):
+        return None
+    started = [
+        (n, s)
+        for n, s in pool
+        if _PROVISIONAL.search(s.label)
+        and (
+            s.topic & new.topic or s.values & new.values or technologies.rivals(s.label, new.label)
+        )
+        and not _scopes_differ(s, new)
+    ]
+    return _best(new, started) if started else None
 
 
 def _cued(new: Statement, label: str) -> bool:
@@ -379,7 +413,21 @@ def _kept_beside(old: Statement, new: Statement) -> bool:
 def _new_setting(a: Statement, b: Statement) -> bool:
     """One parameter, two values: 'batch size 32 ...' then 'batch size 16 ...'."""
     keys_a, keys_b = _settings(a.label), _settings(b.label)
-    return any(keys_a[k] != keys_b[k] for k in keys_a.keys() & keys_b.keys())
+    if any(keys_a[k] != keys_b[k] for k in keys_a.keys() & keys_b.keys()):
+        return True
+    heads_a, heads_b = _setting_heads(a.label), _setting_heads(b.label)
+    return any(heads_a[k] != heads_b[k] for k in heads_a.keys() & heads_b.keys())
+
+
+def _setting_heads(label: str) -> dict[str, str]:
+    """Each number-bearing value keyed by the parameter name just before it: 'training runs at
+    imgsz 1280' and 'the model runs at imgsz 960' set one parameter, whatever their other words."""
+    atoms = _SETTING_ATOM.findall(label.lower().replace("_", " ").replace("-", " "))
+    out: dict[str, str] = {}
+    for before, atom in zip(atoms, atoms[1:], strict=False):
+        if any(ch.isdigit() for ch in atom) and before.isalpha() and before not in words.GENERIC:
+            out.setdefault(words.stem(before), atom)
+    return out
 
 
 def _settings(label: str) -> dict[frozenset[str], str]:

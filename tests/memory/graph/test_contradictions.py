@@ -80,6 +80,36 @@ SUPERSEDED = {
             "",
         ),
     ),
+    "a starting point moved on from": (
+        "I started with a cron job polling the inbox every minute.",
+        "started with a cron job polling the inbox",
+        "The inbox now pushes webhooks to the worker.",
+        "inbox pushes webhooks to the worker",
+        "",
+        (
+            "Right now the cache is flushed on every deploy.",
+            "Right now the cache is flushed on every deploy",
+            "The cache gets flushed only when the schema changes.",
+            "cache gets flushed only when the schema changes",
+            "",
+        ),
+    ),
+    "one parameter set again among other words": (
+        "Decided: training runs at resolution 1024 with 4 workers.",
+        "training runs at resolution 1024 with 4 workers",
+        "Decided: the served model runs at resolution 768.",
+        "served model runs at resolution 768",
+        "",
+        ("1024", "768"),
+    ),
+    "a rival settled on with a closing 'then'": (
+        "Hashing passwords with bcrypt for now.",
+        "hashing passwords with bcrypt",
+        "Memory-hard is the safer default. Argon2id then.",
+        "Argon2id",
+        "",
+        ("bcrypt", "Argon2id"),
+    ),
 }
 
 CONTESTED = {
@@ -471,3 +501,18 @@ def test_a_switch_sharing_one_word_with_the_rest_of_its_sentence_replaces_nothin
         decision("Tomas is moving the wiki to Confluence", 0),
     )
     assert s.decision("nightly backups go to the NAS").status == Status.COMPLETED
+
+
+def test_a_switch_revises_the_decision_said_to_hold_for_now_over_a_closer_match():
+    s = Session()
+    s.say(
+        "Uploads go to local disk for now, and no S3 in the staging account.",
+        decision("uploads go to local disk for now", 0),
+        decision("no S3 in the staging account", 0),
+    )
+    s.say(
+        "Decided: moving uploads to S3 in the prod account.",
+        decision("moving uploads to S3 in the prod account", 0),
+    )
+    assert s.decision("uploads go to local disk for now").status == Status.SUPERSEDED
+    assert s.decision("no S3 in the staging account").status == Status.COMPLETED

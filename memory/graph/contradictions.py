@@ -58,6 +58,17 @@ _PROVISIONAL = Folded(
     r"\b(?:start(?:ed|ing)?\s+(?:off\s+)?with|to\s+(?:start|begin)\s+with|at\s+(?:the\s+)?(?:beginning|start|first)"
     r"|initially|originally|right\s+now|for\s+now|the\s+plan\s+(?:is|was)|pencil(?:l?ed)?\s+in)\b"
 )
+# A figure revised: "extending the grace period to 12 months", "we cut the ask to $62k".
+_REVISED_FIGURE = Folded(
+    r"\b(?:extend|bump|rais|lower|cut|reduc|increas|push|shorten|lengthen|tighten|loosen|halv|doubl)"
+    r"\w*\b[^.;]*?\bto\s+\$?\d[\d.,]*\s*(?:k\b)?\s*[a-z%]*"
+)
+_FIGURE = re.compile(r"(\$?)(\d[\d.,]*)\s*(k\b)?\s*([a-z%]*)")
+# The narrower kind: where things started, which a switch with nothing else to revise moves on from.
+_STARTING_POINT = Folded(
+    r"\b(?:start(?:ed|ing)?\s+(?:off\s+)?with|to\s+(?:start|begin)\s+with|at\s+(?:the\s+)?(?:beginning|start)"
+    r"|initially|originally|the\s+plan\s+(?:is|was))\b"
+)
 # People whose switching is behaviour to measure, not a choice the session made.
 _THIRD_PARTY = frozenset(
     "users user customers customer subscribers subscriber people clients client visitors members "
@@ -171,6 +182,12 @@ def judge(
             ]
             node, old = _best(new, provisional or linked)
             return [_supersede(node, old, new, candidate)]
+        # "I started with X" ... "ended up going with Y": a switch moves on from the starting point.
+        # Only a cue in the decision itself: one elsewhere in its sentence may be another clause's.
+        started = [(n, s) for n, s in pool if _STARTING_POINT.search(s.label)]
+        if started and is_switch(candidate.label):
+            node, old = max(started, key=lambda p: p[1].position)
+            return [_supersede(node, old, new, candidate)]
         return []
     for node, old in _ranked(new, strong):
         if _flipped(old, new):
@@ -180,6 +197,10 @@ def judge(
             return [_supersede(node, old, new, candidate)]
     if _BESIDE.search(new.sentence) or _BESIDE.search(candidate.label):
         return []
+    revised = _figure_revised(new, pool)
+    if revised:
+        node, old = revised
+        return [_supersede(node, old, new, candidate)]
     started = _started_elsewhere(new, pool)
     if started:
         node, old = started
@@ -229,6 +250,36 @@ def _preference_of(sentence: str) -> str:
         return ""
     who = match.group(1).lower()
     return "" if who.split()[0] in _SPEAKERS else who
+
+
+def _figure_revised(
+    new: Statement, pool: list[tuple[Node, Statement]]
+) -> tuple[Node, Statement] | None:
+    """The earlier decision whose figure the new one moves: "extending the grace period to 12
+    months" revises "customers keep their price for 6 months" (same unit, another number)."""
+    match = _REVISED_FIGURE.search(new.label)
+    if not match:
+        return None
+    [*_, target] = _figures(new.label[match.start() : match.end()]) or [("", "")]
+    if not target[0]:
+        return None
+    moved = [
+        (n, s)
+        for n, s in pool
+        if any(unit == target[0] and value != target[1] for unit, value in _figures(s.label))
+    ]
+    return _best(new, moved) if moved else None
+
+
+def _figures(text: str) -> list[tuple[str, str]]:
+    """Each (unit, number) of a text: '6 months' -> ('month', '6'), '$62,000' -> ('$', '62000')."""
+    out = []
+    for money, number, thousands, unit in _FIGURE.findall(text.lower()):
+        value = number.replace(",", "").rstrip(".") + ("000" if thousands else "")
+        kind = "$" if money else words.stem(unit) if unit and unit not in words.GENERIC else ""
+        if kind:
+            out.append((kind, value))
+    return out
 
 
 def _started_elsewhere(

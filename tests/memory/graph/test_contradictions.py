@@ -110,6 +110,34 @@ SUPERSEDED = {
         "",
         ("bcrypt", "Argon2id"),
     ),
+    "a figure revised by a verb": (
+        "Decided: trial accounts stay open for 14 days.",
+        "trial accounts stay open for 14 days",
+        "Sales asked for more room, so we're extending the trial to 30 days.",
+        "extending the trial to 30 days",
+        "",
+        (
+            "Decided: the grant asks for $80,000.",
+            "grant asks for $80,000",
+            "Reviewers balk at big first asks, so we cut the request to $60k.",
+            "cut the request to $60k",
+            "",
+        ),
+    ),
+    "a switch with nothing on its topic moves on from where things started": (
+        "I started with a single shell script that does everything.",
+        "started with a single shell script that does everything",
+        "After two weeks of this I ended up going with Make targets per step.",
+        "ended up going with Make targets per step",
+        "",
+        (
+            "The plan is a big-bang rewrite over the summer.",
+            "The plan is a big-bang rewrite over the summer",
+            "We're switching to a strangler pattern, one endpoint at a time.",
+            "switching to a strangler pattern, one endpoint at a time",
+            "",
+        ),
+    ),
 }
 
 CONTESTED = {

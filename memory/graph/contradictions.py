@@ -87,6 +87,12 @@ _PREFERS = re.compile(
     r"(?:wants|prefers|would\s+rather|insists\s+on|pushes\s+for|votes\s+for|argues\s+for)\b",
     re.IGNORECASE,
 )
+# A message leaving open whether an earlier choice still holds ("nobody has said yet whether we
+# keep the class weights"): what it names there stays beside the new choice, contested.
+_OPEN_WHETHER = Folded(
+    r"\b(?:not\s+sure|unsure|no\s+idea|unclear|undecided|don'?t\s+know|(?:nobody|no\s+one)\s+(?:has\s+)?"
+    r"(?:said|decided)|(?:haven'?t|hasn'?t|not)\s+(?:yet\s+)?(?:decided|settled))\s+(?:yet\s+)?(?:whether|if)\b"
+)
 _SPEAKERS = frozenset("i we you they it he she this that everyone nobody".split())
 _NEGATION = Twin(re.compile(r"\b(?:no|not|never|without|don't|won't|skip|none)\b", re.IGNORECASE))
 # Families of scope words: two decisions scoped to different members of one family coexist.
@@ -159,6 +165,9 @@ def judge(
     if split:
         return [Verdict(CONTESTED, node.key) for node in split]
     pool = [(n, s) for n, s in earlier if s.position != new.position and n.key != candidate.key]
+    left_open = _left_open(new, pool)
+    if left_open:
+        return [Verdict(CONTESTED, left_open.key)]
     replaced = candidate.replaces or _named_replacement(new.sentence)
     if replaced:
         verdicts = _replacing(new, candidate, replaced, earlier)
@@ -241,6 +250,21 @@ def _split_preferences(new: Statement, earlier: Sequence[tuple[Node, Statement]]
     at = new.text.find(new.sentence)
     before = [(n, s) for n, s in others if new.text.find(s.sentence) < at]
     return [max(before or others, key=lambda p: new.text.find(p[1].sentence))[0]]
+
+
+def _left_open(new: Statement, pool: list[tuple[Node, Statement]]) -> Node | None:
+    """The earlier decision on the new one's topic that its message says may or may not still hold:
+    "we oversample rare classes now; not sure yet whether we keep the class weights"."""
+    match = _OPEN_WHETHER.search(new.text)
+    if not match or _OPEN_WHETHER.search(new.label):  # the open question is no choice itself
+        return None
+    asked = words.topic(_clause(new.text[match.end() :]))
+    named = [
+        (n, s)
+        for n, s in pool
+        if s.topic & new.topic and any(w in s.label.lower() for w in asked if len(w) >= 4)
+    ]
+    return _best(new, named)[0] if named else None
 
 
 def _preference_of(sentence: str) -> str:

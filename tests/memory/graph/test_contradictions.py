@@ -544,3 +544,32 @@ def test_a_switch_revises_the_decision_said_to_hold_for_now_over_a_closer_match(
     )
     assert s.decision("uploads go to local disk for now").status == Status.SUPERSEDED
     assert s.decision("no S3 in the staging account").status == Status.COMPLETED
+
+
+def test_a_message_leaving_open_whether_an_earlier_choice_stays_contests_the_two():
+    s = Session()
+    s.say(
+        "We render the charts on the server with Matplotlib.",
+        decision("render charts on the server with Matplotlib", 0),
+    )
+    s.say(
+        "The dashboard now renders charts in the browser. Not sure yet whether we keep Matplotlib"
+        " for the PDF export.",
+        decision("dashboard renders charts in the browser", 0),
+    )
+    old = s.decision("render charts on the server with Matplotlib")
+    new = s.decision("dashboard renders charts in the browser")
+    assert (old.status, new.status) == (Status.CONTESTED, Status.CONTESTED)
+
+
+def test_the_open_question_itself_contests_nothing():
+    s = Session()
+    s.say(
+        "The plan is to shard the users table by region.",
+        decision("shard the users table by region", 0),
+    )
+    s.say(
+        "We haven't decided if the users table keeps the region column at all.",
+        decision("haven't decided if the users table keeps the region column", 0),
+    )
+    assert s.decision("shard the users table by region").status == Status.COMPLETED

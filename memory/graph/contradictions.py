@@ -149,6 +149,17 @@ class Statement:
         return words.topic(self.label)
 
     @cached_property
+    def own_sentence(self) -> str:
+        """The sentence without the other decisions said in it: a replacement named inside one of
+        them ("X rather than Y, and I'll do Z") is that decision's, not this one's. (A switch cue
+        is not cut: "switching to X and Y" switches both.)"""
+        sentence = self.sentence
+        for other in self.siblings:
+            if other not in self.label:
+                sentence = sentence.replace(other, " ")
+        return sentence
+
+    @cached_property
     def values(self) -> frozenset[str]:
         names = words.proper_names(self.sentence) if self.names is None else self.names
         return words.values(self.label, names)
@@ -168,7 +179,7 @@ def judge(
     left_open = _left_open(new, pool)
     if left_open:
         return [Verdict(CONTESTED, left_open.key)]
-    replaced = candidate.replaces or _named_replacement(new.sentence)
+    replaced = candidate.replaces or _named_replacement(new.own_sentence)
     if replaced:
         verdicts = _replacing(new, candidate, replaced, earlier)
         if verdicts:

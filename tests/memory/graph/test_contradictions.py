@@ -573,3 +573,14 @@ def test_the_open_question_itself_contests_nothing():
         decision("haven't decided if the users table keeps the region column", 0),
     )
     assert s.decision("shard the users table by region").status == Status.COMPLETED
+
+
+def test_a_replacement_named_inside_another_decision_of_the_sentence_is_not_this_ones():
+    s = Session()
+    s.say(
+        "Fine, retries it is, flaky jobs get retried rather than failing the build, and I'll post"
+        " a weekly digest to the team channel.",
+        decision("flaky jobs get retried rather than failing the build", 0),
+        decision("post a weekly digest to the team channel", 0),
+    )
+    assert {n.status for n in s.graph.nodes.values()} == {Status.COMPLETED}

@@ -327,13 +327,19 @@ def _started_elsewhere(
     started = [
         (n, s)
         for n, s in pool
-        if _PROVISIONAL.search(s.label)
-        and (
-            s.topic & new.topic or s.values & new.values or technologies.rivals(s.label, new.label)
-        )
-        and not _scopes_differ(s, new)
+        if _PROVISIONAL.search(s.label) and _moves_on(s, new) and not _scopes_differ(s, new)
     ]
     return _best(new, started) if started else None
+
+
+def _moves_on(old: Statement, new: Statement) -> bool:
+    """A rival, two shared topic words, or one and the new message naming the old way again
+    ("timer-triggered ADC with DMA ... polling kept the core awake"). One shared word alone is
+    too little: "right now the API returns JSON" stands beside "the API gets rate limits"."""
+    if technologies.rivals(old.label, new.label):
+        return True
+    shared = old.topic & new.topic
+    return len(shared) >= 2 or bool(shared and (old.topic - shared) & words.topic(new.text))
 
 
 def _cued(new: Statement, label: str) -> bool:

@@ -83,7 +83,7 @@ SUPERSEDED = {
     "a starting point moved on from": (
         "I started with a cron job polling the inbox every minute.",
         "started with a cron job polling the inbox",
-        "The inbox now pushes webhooks to the worker.",
+        "The inbox now pushes webhooks to the worker; polling wasted a request a minute.",
         "inbox pushes webhooks to the worker",
         "",
         (
@@ -179,6 +179,12 @@ CONTESTED = {
 }
 
 COMPLEMENTARY = {
+    "a current state and another change on its topic": (
+        "Right now the API returns JSON.",
+        "Right now the API returns JSON",
+        "Decided: the API gets rate limits per key.",
+        "API gets rate limits per key",
+    ),
     "source of truth and a cache": (
         "Postgres stays the source of truth for bookings.",
         "Postgres stays source of truth for bookings",

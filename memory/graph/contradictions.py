@@ -298,10 +298,18 @@ def _figure_revised(
     [*_, target] = _figures(new.label[match.start() : match.end()]) or [("", "")]
     if not target[0]:
         return None
+    # The old figure is named again ("6 months lands mid-budget") or the topic is shared: a unit
+    # alone is too weak a link ("build cut to 5 minutes" leaves "sessions expire after 30 minutes").
+    said = set(_figures(new.text))
     moved = [
         (n, s)
         for n, s in pool
-        if any(unit == target[0] and value != target[1] for unit, value in _figures(s.label))
+        if any(
+            unit == target[0]
+            and value != target[1]
+            and (s.topic & new.topic - {unit} or (unit, value) in said)
+            for unit, value in _figures(s.label)
+        )
     ]
     return _best(new, moved) if moved else None
 

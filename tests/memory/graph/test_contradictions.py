@@ -119,7 +119,7 @@ SUPERSEDED = {
         (
             "Decided: the grant asks for $80,000.",
             "grant asks for $80,000",
-            "Reviewers balk at big first asks, so we cut the request to $60k.",
+            "Reviewers balk at $80,000 from first-timers, so we cut the request to $60k.",
             "cut the request to $60k",
             "",
         ),
@@ -179,6 +179,12 @@ CONTESTED = {
 }
 
 COMPLEMENTARY = {
+    "a figure moved on another topic with the same unit": (
+        "Decided: sessions expire after 30 minutes.",
+        "sessions expire after 30 minutes",
+        "The cache made it fast, we cut the build to 5 minutes.",
+        "cut the build to 5 minutes",
+    ),
     "a current state and another change on its topic": (
         "Right now the API returns JSON.",
         "Right now the API returns JSON",

@@ -22,6 +22,7 @@ _SWITCH = Folded(
     r"|changed\s+my\s+mind|on\s+second\s+thought|no\s+longer|any\s?more|ditch\w*|abandon\w*"
     r"|you\s+win|ended\s+up|swap(?:ped|ping|s)?|reversing|reverse[ds]?|in\s+favou?r\s+of"
     r"|pivot\w*\s+to|settled\s+on|ultimately|never\s?mind"
+    r"|(?<=\w\s)then(?=[.!]*$)"  # "fine, Postgres then.": a conclusion drawn from what came before
     r"|no\s+wait|(?:^|[,.;:]\s*)actually\b|let'?s\s+not|not\s+going\s+(?:to|with)"
     r"|forget\s+(?:the\s+)?\w+|scrap(?:ped|ping|s)?|(?<!from\s)scratch|mov(?:e|ed|es|ing)\s+off"
     r"|(?:is|are)\s+out(?!\s+(?:of|now|today|yesterday|there|in)))\b"
@@ -51,11 +52,48 @@ _TENTATIVE = re.compile(
     r"|plan\s+(?:was|is)\s+to|i\s+figured|tentative\w*|i\s+guess|considering|seemed\s+like)\b",
     re.IGNORECASE,
 )
+# Phrases presenting a choice as where things started or stand for the moment: a later choice on
+# its topic usually replaces it ("started with polling", "right now it saves on every change").
+_PROVISIONAL = Folded(
+    r"\b(?:start(?:ed|ing)?\s+(?:off\s+)?with|to\s+(?:start|begin)\s+with|at\s+(?:the\s+)?(?:beginning|start|first)"
+    r"|initially|originally|right\s+now|for\s+now|the\s+plan\s+(?:is|was)|pencil(?:l?ed)?\s+in)\b"
+)
+# A figure revised: "extending the grace period to 12 months", "we cut the ask to $62k".
+_REVISED_FIGURE = Folded(
+    r"\b(?:extend|bump|rais|lower|cut|reduc|increas|push|shorten|lengthen|tighten|loosen|halv|doubl)"
+    r"\w*\b[^.;]*?\bto\s+\$?\d[\d.,]*\s*(?:k\b)?\s*[a-z%]*"
+)
+_FIGURE = re.compile(r"(\$?)(\d[\d.,]*)\s*(k\b)?\s*([a-z%]*)")
+# The narrower kind: where things started, which a switch with nothing else to revise moves on from.
+_STARTING_POINT = Folded(
+    r"\b(?:start(?:ed|ing)?\s+(?:off\s+)?with|to\s+(?:start|begin)\s+with|at\s+(?:the\s+)?(?:beginning|start)"
+    r"|initially|originally|the\s+plan\s+(?:is|was))\b"
+)
 # People whose switching is behaviour to measure, not a choice the session made.
 _THIRD_PARTY = frozenset(
     "users user customers customer subscribers subscriber people clients client visitors members "
     "buyers accounts they".split()
 )
+# A message saying its choices are still open between people ("we haven't decided", "the team
+# splits"): the preferences it reports side by side contest each other.
+_UNSETTLED = Folded(
+    r"\b(?:disagree\w*|(?:don'?t|do\s+not|can'?t|cannot)\s+agree|not\s+(?:yet\s+)?(?:settled|decided|agreed)"
+    r"|(?:haven'?t|hasn'?t|have\s+not|has\s+not)\s+(?:yet\s+)?(?:settled|decided|agreed)|undecided|no\s+consensus"
+    r"|(?:team|we)\s+(?:splits?|are\s+split)|argue\s+it\s+out|backed\s+down|torn\s+between)\b"
+)
+# "Ana wants ...", "the ops team prefers ...", "Lea, our research lead, wants ...": a person's preference.
+_PREFERS = re.compile(
+    r"^(?:the\s+)?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)(?:\s*\([^)]{0,60}\)|,[^,]{1,60},)?\s+"
+    r"(?:wants|prefers|would\s+rather|insists\s+on|pushes\s+for|votes\s+for|argues\s+for)\b",
+    re.IGNORECASE,
+)
+# A message leaving open whether an earlier choice still holds ("nobody has said yet whether we
+# keep the class weights"): what it names there stays beside the new choice, contested.
+_OPEN_WHETHER = Folded(
+    r"\b(?:not\s+sure|unsure|no\s+idea|unclear|undecided|don'?t\s+know|(?:nobody|no\s+one)\s+(?:has\s+)?"
+    r"(?:said|decided)|(?:haven'?t|hasn'?t|not)\s+(?:yet\s+)?(?:decided|settled))\s+(?:yet\s+)?(?:whether|if)\b"
+)
+_SPEAKERS = frozenset("i we you they it he she this that everyone nobody".split())
 _NEGATION = Twin(re.compile(r"\b(?:no|not|never|without|don't|won't|skip|none)\b", re.IGNORECASE))
 # Families of scope words: two decisions scoped to different members of one family coexist.
 _SCOPES = (
@@ -111,6 +149,17 @@ class Statement:
         return words.topic(self.label)
 
     @cached_property
+    def own_sentence(self) -> str:
+        """The sentence without the other decisions said in it: a replacement named inside one of
+        them ("X rather than Y, and I'll do Z") is that decision's, not this one's. (A switch cue
+        is not cut: "switching to X and Y" switches both.)"""
+        sentence = self.sentence
+        for other in self.siblings:
+            if other not in self.label:
+                sentence = sentence.replace(other, " ")
+        return sentence
+
+    @cached_property
     def values(self) -> frozenset[str]:
         names = words.proper_names(self.sentence) if self.names is None else self.names
         return words.values(self.label, names)
@@ -123,8 +172,14 @@ def judge(
 
     Decisions stated in the same message never contradict each other: they were said together.
     """
+    split = _split_preferences(new, earlier)
+    if split:
+        return [Verdict(CONTESTED, node.key) for node in split]
     pool = [(n, s) for n, s in earlier if s.position != new.position and n.key != candidate.key]
-    replaced = candidate.replaces or _named_replacement(new.sentence)
+    left_open = _left_open(new, pool)
+    if left_open:
+        return [Verdict(CONTESTED, left_open.key)]
+    replaced = candidate.replaces or _named_replacement(new.own_sentence)
     if replaced:
         verdicts = _replacing(new, candidate, replaced, earlier)
         if verdicts:
@@ -141,7 +196,17 @@ def judge(
             or [(n, s) for n, s in pool if _linked(s, new)]
         )
         if linked:
-            node, old = _best(new, linked)
+            # "queues on the database driver for now" is the one "move queues to Redis" revises
+            provisional = [
+                (n, s) for n, s in pool if _PROVISIONAL.search(s.label) and s.topic & new.topic
+            ]
+            node, old = _best(new, provisional or linked)
+            return [_supersede(node, old, new, candidate)]
+        # "I started with X" ... "ended up going with Y": a switch moves on from the starting point.
+        # Only a cue in the decision itself: one elsewhere in its sentence may be another clause's.
+        started = [(n, s) for n, s in pool if _STARTING_POINT.search(s.label)]
+        if started and is_switch(candidate.label):
+            node, old = max(started, key=lambda p: p[1].position)
             return [_supersede(node, old, new, candidate)]
         return []
     for node, old in _ranked(new, strong):
@@ -152,6 +217,14 @@ def judge(
             return [_supersede(node, old, new, candidate)]
     if _BESIDE.search(new.sentence) or _BESIDE.search(candidate.label):
         return []
+    revised = _figure_revised(new, pool)
+    if revised:
+        node, old = revised
+        return [_supersede(node, old, new, candidate)]
+    started = _started_elsewhere(new, pool)
+    if started:
+        node, old = started
+        return [_supersede(node, old, new, candidate)]
     for node, old in _ranked(new, strong + weak):
         verdict = _without_cue(node, old, new, candidate)
         if verdict:
@@ -169,6 +242,112 @@ def _replacing(
     before = [(n, s) for n, s in named if s.position != new.position]
     chosen = here + ([_best(new, before)] if before else [])
     return [_supersede(node, old, new, candidate) for node, old in chosen]
+
+
+def _split_preferences(new: Statement, earlier: Sequence[tuple[Node, Statement]]) -> list[Node]:
+    """Someone else's preference in the same message, when the message says it is not settled:
+    "Maria wants the story first. Dev wants the data first. We haven't decided." Only the nearest
+    earlier one, so three voices make a chain of pairs rather than every pair."""
+    mine = _preference_of(new.sentence)
+    if not mine or not _UNSETTLED.search(new.text):
+        return []
+    others = [
+        (n, s)
+        for n, s in earlier
+        if s.position == new.position and _preference_of(s.sentence) not in ("", mine)
+    ]
+    if not others:
+        return []
+    at = new.text.find(new.sentence)
+    before = [(n, s) for n, s in others if new.text.find(s.sentence) < at]
+    return [max(before or others, key=lambda p: new.text.find(p[1].sentence))[0]]
+
+
+def _left_open(new: Statement, pool: list[tuple[Node, Statement]]) -> Node | None:
+    """The earlier decision on the new one's topic that its message says may or may not still hold:
+    "we oversample rare classes now; not sure yet whether we keep the class weights"."""
+    match = _OPEN_WHETHER.search(new.text)
+    if not match or _OPEN_WHETHER.search(new.label):  # the open question is no choice itself
+        return None
+    asked = words.topic(_clause(new.text[match.end() :]))
+    named = [
+        (n, s)
+        for n, s in pool
+        if s.topic & new.topic and any(w in s.label.lower() for w in asked if len(w) >= 4)
+    ]
+    return _best(new, named)[0] if named else None
+
+
+def _preference_of(sentence: str) -> str:
+    """Who states ``sentence`` as their preference ("Ana wants ..."): not I, we or you."""
+    match = _PREFERS.match(sentence.strip(" -*•\t"))
+    if not match:
+        return ""
+    who = match.group(1).lower()
+    return "" if who.split()[0] in _SPEAKERS else who
+
+
+def _figure_revised(
+    new: Statement, pool: list[tuple[Node, Statement]]
+) -> tuple[Node, Statement] | None:
+    """The earlier decision whose figure the new one moves: "extending the grace period to 12
+    months" revises "customers keep their price for 6 months" (same unit, another number)."""
+    match = _REVISED_FIGURE.search(new.label)
+    if not match:
+        return None
+    [*_, target] = _figures(new.label[match.start() : match.end()]) or [("", "")]
+    if not target[0]:
+        return None
+    # The old figure is named again ("6 months lands mid-budget") or the topic is shared: a unit
+    # alone is too weak a link ("build cut to 5 minutes" leaves "sessions expire after 30 minutes").
+    said = set(_figures(new.text))
+    moved = [
+        (n, s)
+        for n, s in pool
+        if any(
+            unit == target[0]
+            and value != target[1]
+            and (s.topic & new.topic - {unit} or (unit, value) in said)
+            for unit, value in _figures(s.label)
+        )
+    ]
+    return _best(new, moved) if moved else None
+
+
+def _figures(text: str) -> list[tuple[str, str]]:
+    """Each (unit, number) of a text: '6 months' -> ('month', '6'), '$62,000' -> ('$', '62000')."""
+    out = []
+    for money, number, thousands, unit in _FIGURE.findall(text.lower()):
+        value = number.replace(",", "").rstrip(".") + ("000" if thousands else "")
+        kind = "$" if money else words.stem(unit) if unit and unit not in words.GENERIC else ""
+        if kind:
+            out.append((kind, value))
+    return out
+
+
+def _started_elsewhere(
+    new: Statement, pool: list[tuple[Node, Statement]]
+) -> tuple[Node, Statement] | None:
+    """The earlier decision a firm new one moves on from: said as a starting point ("started with
+    polling the ADC", "right now it is saved on every change"), on the new one's topic."""
+    if _TENTATIVE.search(new.sentence):
+        return None
+    started = [
+        (n, s)
+        for n, s in pool
+        if _PROVISIONAL.search(s.label) and _moves_on(s, new) and not _scopes_differ(s, new)
+    ]
+    return _best(new, started) if started else None
+
+
+def _moves_on(old: Statement, new: Statement) -> bool:
+    """A rival, two shared topic words, or one and the new message naming the old way again
+    ("timer-triggered ADC with DMA ... polling kept the core awake"). One shared word alone is
+    too little: "right now the API returns JSON" stands beside "the API gets rate limits"."""
+    if technologies.rivals(old.label, new.label):
+        return True
+    shared = old.topic & new.topic
+    return len(shared) >= 2 or bool(shared and (old.topic - shared) & words.topic(new.text))
 
 
 def _cued(new: Statement, label: str) -> bool:
@@ -276,11 +455,13 @@ def _modifier(label: str, head: str) -> str:
 
 
 def _linked(old: Statement, new: Statement) -> bool:
-    """With a replacement cue, a looser link will do: the new sentence names the old decision."""
-    if old.topic & words.topic(new.sentence) or old.values & new.values:
+    """With a replacement cue, a looser link will do: one shared topic word or value, or two words
+    of the old decision in the new sentence ("per-tenant certs would hit the limit"). One word
+    shared with the rest of the sentence or message is too little: the cue usually belongs to
+    another clause there ("X rather than Y, and I'll send a summary")."""
+    if old.topic & new.topic or old.values & new.values:
         return True
-    # "... back and forth on routing. I started with net/http" ... "went with chi for the router"
-    return bool(new.topic & words.topic(words.lead_in(old.text, old.sentence)))
+    return len(old.topic & words.topic(new.sentence)) >= 2
 
 
 def _old_figure_named(
@@ -332,7 +513,21 @@ def _kept_beside(old: Statement, new: Statement) -> bool:
 def _new_setting(a: Statement, b: Statement) -> bool:
     """One parameter, two values: 'batch size 32 ...' then 'batch size 16 ...'."""
     keys_a, keys_b = _settings(a.label), _settings(b.label)
-    return any(keys_a[k] != keys_b[k] for k in keys_a.keys() & keys_b.keys())
+    if any(keys_a[k] != keys_b[k] for k in keys_a.keys() & keys_b.keys()):
+        return True
+    heads_a, heads_b = _setting_heads(a.label), _setting_heads(b.label)
+    return any(heads_a[k] != heads_b[k] for k in heads_a.keys() & heads_b.keys())
+
+
+def _setting_heads(label: str) -> dict[str, str]:
+    """Each number-bearing value keyed by the parameter name just before it: 'training runs at
+    imgsz 1280' and 'the model runs at imgsz 960' set one parameter, whatever their other words."""
+    atoms = _SETTING_ATOM.findall(label.lower().replace("_", " ").replace("-", " "))
+    out: dict[str, str] = {}
+    for before, atom in zip(atoms, atoms[1:], strict=False):
+        if any(ch.isdigit() for ch in atom) and before.isalpha() and before not in words.GENERIC:
+            out.setdefault(words.stem(before), atom)
+    return out
 
 
 def _settings(label: str) -> dict[frozenset[str], str]:

@@ -34,13 +34,16 @@ _FAMILIES = {
     "javascript test runner": "jest vitest mocha jasmine ava",
     "orm": "sqlalchemy django-orm peewee prisma typeorm sequelize drizzle gorm",
     "python http client": "httpx aiohttp urllib3",
-    "mobile http client": "okhttp alamofire ktor",
+    "mobile http client": "okhttp alamofire ktor retrofit",
     "infrastructure as code": "terraform pulumi cloudformation cdk",
     "docs site": "gitbook docusaurus mkdocs sphinx vitepress nextra",
     "auth provider": "auth0 clerk cognito keycloak okta supertokens",
     "search engine": "elasticsearch opensearch meilisearch typesense algolia solr",
     "vector store": "pinecone weaviate qdrant milvus chroma pgvector faiss",
     "bundler": "webpack vite parcel esbuild turbopack rollup",
+    "password hash": "bcrypt scrypt argon2 argon2id pbkdf2",
+    "cli argument parser": "argparse clap structopt typer docopt cobra optparse",
+    "json library": "newtonsoft json.net jsonutility system.text.json gson jackson moshi",
 }
 # Other spellings of one technology, so 'Postgres' and 'PostgreSQL' are never rivals.
 _ALIASES = {"postgresql": "postgres", "pg": "postgres", "mongo": "mongodb", "wandb": "w&b"}

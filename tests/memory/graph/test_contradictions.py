@@ -80,6 +80,64 @@ SUPERSEDED = {
             "",
         ),
     ),
+    "a starting point moved on from": (
+        "I started with a cron job polling the inbox every minute.",
+        "started with a cron job polling the inbox",
+        "The inbox now pushes webhooks to the worker; polling wasted a request a minute.",
+        "inbox pushes webhooks to the worker",
+        "",
+        (
+            "Right now the cache is flushed on every deploy.",
+            "Right now the cache is flushed on every deploy",
+            "The cache gets flushed only when the schema changes.",
+            "cache gets flushed only when the schema changes",
+            "",
+        ),
+    ),
+    "one parameter set again among other words": (
+        "Decided: training runs at resolution 1024 with 4 workers.",
+        "training runs at resolution 1024 with 4 workers",
+        "Decided: the served model runs at resolution 768.",
+        "served model runs at resolution 768",
+        "",
+        ("1024", "768"),
+    ),
+    "a rival settled on with a closing 'then'": (
+        "Hashing passwords with bcrypt for now.",
+        "hashing passwords with bcrypt",
+        "Memory-hard is the safer default. Argon2id then.",
+        "Argon2id",
+        "",
+        ("bcrypt", "Argon2id"),
+    ),
+    "a figure revised by a verb": (
+        "Decided: trial accounts stay open for 14 days.",
+        "trial accounts stay open for 14 days",
+        "Sales asked for more room, so we're extending the trial to 30 days.",
+        "extending the trial to 30 days",
+        "",
+        (
+            "Decided: the grant asks for $80,000.",
+            "grant asks for $80,000",
+            "Reviewers balk at $80,000 from first-timers, so we cut the request to $60k.",
+            "cut the request to $60k",
+            "",
+        ),
+    ),
+    "a switch with nothing on its topic moves on from where things started": (
+        "I started with a single shell script that does everything.",
+        "started with a single shell script that does everything",
+        "After two weeks of this I ended up going with Make targets per step.",
+        "ended up going with Make targets per step",
+        "",
+        (
+            "The plan is a big-bang rewrite over the summer.",
+            "The plan is a big-bang rewrite over the summer",
+            "We're switching to a strangler pattern, one endpoint at a time.",
+            "switching to a strangler pattern, one endpoint at a time",
+            "",
+        ),
+    ),
 }
 
 CONTESTED = {
@@ -121,6 +179,18 @@ CONTESTED = {
 }
 
 COMPLEMENTARY = {
+    "a figure moved on another topic with the same unit": (
+        "Decided: sessions expire after 30 minutes.",
+        "sessions expire after 30 minutes",
+        "The cache made it fast, we cut the build to 5 minutes.",
+        "cut the build to 5 minutes",
+    ),
+    "a current state and another change on its topic": (
+        "Right now the API returns JSON.",
+        "Right now the API returns JSON",
+        "Decided: the API gets rate limits per key.",
+        "API gets rate limits per key",
+    ),
     "source of truth and a cache": (
         "Postgres stays the source of truth for bookings.",
         "Postgres stays source of truth for bookings",
@@ -437,3 +507,92 @@ def test_transitions_keep_their_labels_after_the_nodes_are_pruned():
         "Flask for the web framework",
         "FastAPI for the web framework",
     )
+
+
+def test_two_people_preferring_different_options_in_an_unsettled_message_are_contested():
+    s = Session()
+    s.say(
+        "We still disagree on the launch venue. Priya wants the rooftop bar downtown. "
+        "Marco wants the old warehouse by the river.",
+        decision("Priya wants the rooftop bar downtown", 0),
+        decision("Marco wants the old warehouse by the river", 0),
+    )
+    a = s.decision("Priya wants the rooftop bar downtown")
+    b = s.decision("Marco wants the old warehouse by the river")
+    assert (a.status, b.status) == (Status.CONTESTED, Status.CONTESTED)
+    assert (b.key, a.key, EdgeType.CONFLICTS_WITH) in s.graph.edges
+
+
+def test_preferences_reported_without_saying_they_are_open_are_not_contested():
+    s = Session()
+    s.say(
+        "Priya wants the rooftop bar downtown. Marco wants the slides in English.",
+        decision("Priya wants the rooftop bar downtown", 0),
+        decision("Marco wants the slides in English", 0),
+    )
+    assert {n.status for n in s.graph.nodes.values()} == {Status.COMPLETED}
+
+
+def test_a_switch_sharing_one_word_with_the_rest_of_its_sentence_replaces_nothing():
+    s = Session()
+    s.say("Decided: nightly backups go to the NAS.", decision("nightly backups go to the NAS", 0))
+    s.say(
+        "The backups got a good review, and Tomas is moving the wiki to Confluence.",
+        decision("Tomas is moving the wiki to Confluence", 0),
+    )
+    assert s.decision("nightly backups go to the NAS").status == Status.COMPLETED
+
+
+def test_a_switch_revises_the_decision_said_to_hold_for_now_over_a_closer_match():
+    s = Session()
+    s.say(
+        "Uploads go to local disk for now, and no S3 in the staging account.",
+        decision("uploads go to local disk for now", 0),
+        decision("no S3 in the staging account", 0),
+    )
+    s.say(
+        "Decided: moving uploads to S3 in the prod account.",
+        decision("moving uploads to S3 in the prod account", 0),
+    )
+    assert s.decision("uploads go to local disk for now").status == Status.SUPERSEDED
+    assert s.decision("no S3 in the staging account").status == Status.COMPLETED
+
+
+def test_a_message_leaving_open_whether_an_earlier_choice_stays_contests_the_two():
+    s = Session()
+    s.say(
+        "We render the charts on the server with Matplotlib.",
+        decision("render charts on the server with Matplotlib", 0),
+    )
+    s.say(
+        "The dashboard now renders charts in the browser. Not sure yet whether we keep Matplotlib"
+        " for the PDF export.",
+        decision("dashboard renders charts in the browser", 0),
+    )
+    old = s.decision("render charts on the server with Matplotlib")
+    new = s.decision("dashboard renders charts in the browser")
+    assert (old.status, new.status) == (Status.CONTESTED, Status.CONTESTED)
+
+
+def test_the_open_question_itself_contests_nothing():
+    s = Session()
+    s.say(
+        "The plan is to shard the users table by region.",
+        decision("shard the users table by region", 0),
+    )
+    s.say(
+        "We haven't decided if the users table keeps the region column at all.",
+        decision("haven't decided if the users table keeps the region column", 0),
+    )
+    assert s.decision("shard the users table by region").status == Status.COMPLETED
+
+
+def test_a_replacement_named_inside_another_decision_of_the_sentence_is_not_this_ones():
+    s = Session()
+    s.say(
+        "Fine, retries it is, flaky jobs get retried rather than failing the build, and I'll post"
+        " a weekly digest to the team channel.",
+        decision("flaky jobs get retried rather than failing the build", 0),
+        decision("post a weekly digest to the team channel", 0),
+    )
+    assert {n.status for n in s.graph.nodes.values()} == {Status.COMPLETED}

@@ -207,6 +207,8 @@ def split_clauses(sentence: str) -> list[str]:
 def _split_finite(part: str, boundary: re.Pattern[str], joiner: str) -> list[str]:
     """Split "X is done, the Y is done" or "X and the Y is Z" into clauses, but keep a noun phrase
     ("X and the Y", "A, B") whole: both sides of a clause boundary hold a finite verb."""
+    if joiner.strip() not in part:  # every boundary holds the joiner's word or comma
+        return [part.strip()] if part.strip() else []
     pieces = boundary.split(part)
     merged: list[str] = [pieces[0]]
     for piece in pieces[1:]:

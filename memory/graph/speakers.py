@@ -23,7 +23,9 @@ AGENT_LOG = Folded(
     + r")\b|working on\b|switching\b|moving\b|going with\b|"
     r"still \w+ing\b|looking at\b|will add\b|starting\b|creating\b|adding\b|set up\b)"
 )
-_ADDRESS = Folded(r"\b(?:you|your|you're|you'd|you'll|yours)\b")
+# Written to open with "you" (the boundary checked behind it), so that the regex engine skips
+# from one "you" to the next instead of trying every position.
+_ADDRESS = Folded(r"you(?<=\byou)(?:r|'re|'d|'ll|rs)?\b")
 
 
 def advises(sentences: list[Sentence]) -> bool:

@@ -59,7 +59,8 @@ def _corrected_type(c: Candidate) -> NodeType:
     if c.type in _RETYPABLE or (c.type == NodeType.TASK and c.cue == "path"):
         if paths.is_endpoint(label):
             return NodeType.ENDPOINT
-        if paths.find_paths(label) == [label]:
+        # A path holds no space (the cheaper test): a label with one is no path by itself.
+        if len(label.split()) == 1 and paths.find_paths(label) == [label]:
             return NodeType.FILE
     if c.type == NodeType.FILE and paths.is_endpoint(label):
         return NodeType.ENDPOINT

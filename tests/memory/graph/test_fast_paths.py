@@ -19,19 +19,21 @@ from memory.graph import (
     clauses,
     contradictions,
     decisions,
+    extraction,
     failures,
     labels,
     markers,
     paths,
     phrases,
     sentences,
+    speakers,
     validator,
     words,
 )
 from memory.graph.contradictions import Statement
 from memory.graph.prefilter import Folded, Guarded, Twin, ascii_twin
 from memory.graph.types import Candidate, Evidence, NodeType, Status
-from tests.memory.graph.test_prefilter import corpus_texts, module_objects
+from tests.memory.graph.test_prefilter import corpus_texts, module_objects, swapped_case
 
 TWINS = [(name, t.pattern, t.ascii) for name, t in module_objects(Twin)]
 TWINS += [
@@ -499,3 +501,72 @@ def test_a_checked_candidate_is_the_copy_replace_makes(label, node_type, status,
     checked = validator._check(c)
     assert checked == (expected if c.label.strip() else None)
     assert checked is not c
+
+
+# --- substring tests before the regexes that need their characters --------------------------
+
+_PROSE_WORDS = st.sampled_from(
+    "we fixed it and then , ; : - — – but band TypeError: error[E0382]: `x` ok . ? ! e.g. "
+    "you your you're yours youth bayou YOU'LL Ärger — “quoted” naïve café Dockerfile "
+    "Makefile src/a.py a b".split()
+)
+_PROSE = st.lists(_PROSE_WORDS, max_size=14).map(" ".join)
+
+
+def plain_split_clauses(sentence: str) -> list[str]:
+    out: list[str] = []
+    for part in sentences._CLAUSE_BREAK.split(sentence):
+        part = part.strip() if part else ""
+        if part:
+            for piece in plain_split_finite(part, sentences._AND_THE, " and "):
+                out.extend(plain_split_finite(piece, sentences._COMMA, ", "))
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PROSE)
+def test_clauses_and_sentences_split_as_without_the_substring_tests(text):
+    assert sentences.split_clauses(text) == plain_split_clauses(text)
+    if not any(mark in text for mark in sentences._BREAK_MARKS):
+        assert sentences._CLAUSE_BREAK.split(text) == [text]
+    if not any(mark in text for mark in sentences._END_MARKS):
+        assert sentences._SENTENCE_END.search(text) is None
+
+
+def test_corpus_clauses_split_as_without_the_substring_tests():
+    for text in corpus_texts():
+        assert sentences.split_clauses(text) == plain_split_clauses(text), text
+        if not any(mark in text for mark in sentences._END_MARKS):
+            assert sentences._SENTENCE_END.search(text) is None, text
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PROSE)
+def test_the_regexes_after_a_substring_test_need_its_characters(text):
+    for variant in (text, text.replace("`", "'"), text.lower()):
+        if "`" not in variant:
+            assert not extraction._INLINE_CODE.search(variant), variant
+        if variant.islower():
+            assert not paths._BARE_NAME.search(variant), variant
+
+
+def test_corpus_regexes_after_a_substring_test_need_its_characters():
+    for text in corpus_texts():
+        if text.islower():
+            assert not paths._BARE_NAME.search(text), text
+        assert all(len(p.split()) == 1 for p in paths.find_paths(text)), text  # no path has a space
+
+
+_PLAIN_ADDRESS = re.compile(r"\b(?:you|your|you're|you'd|you'll|yours)\b", re.IGNORECASE)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PROSE)
+def test_the_address_opening_with_you_finds_what_the_plain_alternation_finds(text):
+    for variant in (text, swapped_case(text)):
+        assert bool(speakers._ADDRESS.search(variant)) == bool(_PLAIN_ADDRESS.search(variant))
+
+
+def test_corpus_addresses_are_found_as_the_plain_alternation_finds_them():
+    for text in corpus_texts():
+        assert bool(speakers._ADDRESS.search(text)) == bool(_PLAIN_ADDRESS.search(text)), text

@@ -22,6 +22,7 @@ from memory.graph import (
     extraction,
     failures,
     labels,
+    lifecycle,
     markers,
     paths,
     phrases,
@@ -570,3 +571,12 @@ def test_the_address_opening_with_you_finds_what_the_plain_alternation_finds(tex
 def test_corpus_addresses_are_found_as_the_plain_alternation_finds_them():
     for text in corpus_texts():
         assert bool(speakers._ADDRESS.search(text)) == bool(_PLAIN_ADDRESS.search(text)), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LABELS, st.sampled_from([NodeType.TASK, NodeType.DECISION, NodeType.FILE]))
+def test_an_identity_is_the_one_the_plain_loop_gives(label, node_type):
+    plain = words.topic(label) | {v for v in words.values(label) if not v.isalpha()}
+    if node_type == NodeType.TASK:
+        plain -= lifecycle._TASK_VERBS
+    assert lifecycle._identity.__wrapped__(label, node_type) == frozenset(plain)

@@ -132,6 +132,10 @@ class Verdict:
     inferred: bool = False  # the reason was not stated; it was inferred from the topic
 
 
+# A separator in the shape of a value ('a@0', 'a-0'): a symbolic value, unlike a number.
+_SYMBOLIC = re.compile(r"[@\-:_.]")
+
+
 @dataclass(frozen=True)
 class Statement:
     """A decision as the contradiction check reads it: its label, sentence and message."""
@@ -163,6 +167,13 @@ class Statement:
     def values(self) -> frozenset[str]:
         names = words.proper_names(self.sentence) if self.names is None else self.names
         return words.values(self.label, names)
+
+    @cached_property
+    def symbolic(self) -> dict[str, str]:
+        """Its values of a symbolic shape, by value: letters, digits and a separator in one token
+        ('Recall@20' is 'a@0'). Computed once: every pair this decision is held against reads it."""
+        shapes = {v: words.shape(v) for v in self.values}
+        return {v: s for v, s in shapes.items() if _SYMBOLIC.search(s) and "a" in s and "0" in s}
 
 
 def judge(
@@ -212,8 +223,10 @@ def judge(
     for node, old in _ranked(new, strong):
         if _flipped(old, new):
             return [_supersede(node, old, new, candidate)]
-    for node, old in _ranked(new, pool):  # "we're not doing CloudKit" after "CloudKit for sync"
-        if _negated(new.label) & {words.stem(v) for v in old.values if v.isalpha()}:
+    negated = _negated(new.label)
+    # "we're not doing CloudKit" after "CloudKit for sync"; without a negation, nothing to rank.
+    for node, old in _ranked(new, pool) if negated else ():
+        if negated & {words.stem(v) for v in old.values if v.isalpha()}:
             return [_supersede(node, old, new, candidate)]
     if _BESIDE.search(new.sentence) or _BESIDE.search(candidate.label):
         return []
@@ -425,12 +438,12 @@ def _slot(a: Statement, b: Statement) -> int:
 
 def _shape_match(a: Statement, b: Statement) -> bool:
     """Two different values of one symbolic shape: 'Recall@20'/'NDCG@10', 'python:3.12-x'/'-y'."""
-    for x in a.values - b.values:
-        sx = words.shape(x)
-        if not (any(c in sx for c in "@-:_.") and "a" in sx and "0" in sx):
+    for x, sx in a.symbolic.items():
+        if x in b.values:
             continue
-        if any(words.shape(y) == sx for y in b.values - a.values):
-            return True
+        for y, sy in b.symbolic.items():  # a value of the same shape is a symbolic one too
+            if sy == sx and y not in a.values:
+                return True
     return False
 
 

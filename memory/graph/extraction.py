@@ -139,7 +139,7 @@ def _references(segs: Segments, emit: Emitter) -> None:
         )
     if emit.advisory:
         return
-    for m in _INLINE_CODE.finditer(text):
+    for m in _INLINE_CODE.finditer(text) if "`" in text else ():
         if failures.is_error_message(m.group(1)):
             emit.error(
                 failures.error_line_label(m.group(1)),
@@ -207,7 +207,7 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
 
 def _clauses(text: str, role: str, emit: Emitter) -> str:
     kind, before = "", ""
-    emit.quoted_error = any(
+    emit.quoted_error = "`" in text and any(
         failures.is_error_message(m.group(1)) for m in _INLINE_CODE.finditer(text)
     )
     announced = False

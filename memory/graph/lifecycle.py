@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import filterfalse
 
 from memory.graph import contradictions, importance, words
 from memory.graph.contradictions import Statement
@@ -358,14 +359,15 @@ def _match(graph: Graph, c: Candidate) -> Node | None:
     mine = _identity(c.label, c.type)
     if len(mine) < 2:
         return None
+    node_type = c.type
     for other in graph.nodes.values():
-        if other.type != c.type:
+        if other.type != node_type:
             continue
-        theirs = _identity(other.label, other.type)
+        theirs = _identity(other.label, node_type)
         small, large = (mine, theirs) if len(mine) <= len(theirs) else (theirs, mine)
         if len(small) < 2 or len(small) <= best_score or not small <= large:
             continue
-        if c.type == NodeType.DECISION and any(_is_value(w) for w in large - small):
+        if node_type == NodeType.DECISION and any(_is_value(w) for w in large - small):
             continue  # 'dedupe on order_id' and '... plus line_number' are two choices
         best, best_score = other, len(small)
     return best
@@ -378,7 +380,7 @@ def _is_value(word: str) -> bool:
 @lru_cache(maxsize=16384)
 def _identity(label: str, node_type: NodeType) -> frozenset[str]:
     """The words identifying a fact: topic stems plus values ('6 chars' and '8 chars' differ)."""
-    ids = words.topic(label) | {v for v in words.values(label) if not v.isalpha()}
+    ids = words.topic(label) | set(filterfalse(str.isalpha, words.values(label)))
     if node_type == NodeType.TASK:
         ids -= _TASK_VERBS
     return frozenset(ids)

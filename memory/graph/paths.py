@@ -182,7 +182,8 @@ def _find_paths(text: str, in_code: bool) -> tuple[str, ...]:
         if methods and _METHOD_BEFORE.search(text, max(0, start - 8), start):
             continue  # "POST /api/x.json" is a route, not a file
         hits.extend((start + at, path) for at, path in _paths_in(token, in_code))
-    if not in_code and _BARE_NAME.search(text):
+    # Build-file names open with a capital: a text without one names none (``islower``).
+    if not in_code and not text.islower() and _BARE_NAME.search(text):
         hits.extend((m.start(), m.group(0)) for m in _BARE.finditer(text))
     if "://" in text:
         hits.extend((m.start(), m.group(0)) for m in _STORAGE_URL.finditer(text))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.graph.prefilter import Twin
+from memory.graph.prefilter import Twin, holds_any
 
 MAX_MESSAGE_CHARS = 200_000  # longer messages are read up to here: bounded work per turn
 MAX_SENTENCE_CHARS = 600  # a "sentence" longer than this is a paste, not a statement
@@ -25,6 +25,7 @@ _HEADING_MARKS = ("#", "*")
 # Written to open with the punctuation itself (the look-behind then checks the character before
 # it), so that the regex engine skips straight to the next '.', '!' or '?'.
 _SENTENCE_END = re.compile(r"[.!?](?<![.!?]{2})[.!?]*[\"')\]]*\s+")  # tried at a run's start only
+_END_MARKS = (".", "?", "!")
 _ABBREVIATIONS = ("e.g", "i.e", "vs", "etc", "approx", "cf", "incl", "esp")
 # Control characters other than newline and tab carry no meaning in a transcript.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -104,7 +105,9 @@ def split_sentences(text: str) -> list[str]:
     """Sentences of one prose line; a very long run is cut into bounded pieces."""
     out: list[str] = []
     start = 0
-    for m in _SENTENCE_END.finditer(text):
+    # Every sentence end opens with '.', '!' or '?': without one the line is a single sentence.
+    ends = _SENTENCE_END.finditer(text) if holds_any(text, _END_MARKS) else ()
+    for m in ends:
         if text[max(0, m.start() - 6) : m.start()].lower().endswith(_ABBREVIATIONS):
             continue  # "e.g. X" does not end a sentence
         piece = text[start : m.end()].strip()
@@ -173,6 +176,10 @@ _CLAUSE_BREAK = re.compile(
     r"|(?<=\w\w:)\s+(?![\w.-]*\d)(?=\S))"
 )
 
+# What every clause break holds (a ';', ',' or ':', a dash, "and" or "but"): a sentence with none
+# is one clause, told by substring tests cheaper than the regex scan.
+_BREAK_MARKS = (",", "and", ";", ":", "-", "—", "–", "but")
+
 
 # A finite verb: a piece split off at "and" without one was a noun phrase ("X and the Y").
 _FINITE = Twin(
@@ -195,7 +202,8 @@ _COMMA = re.compile(r",\s+(?=the\b|[A-Z][a-z]+ (?:is|are|was|has)\b|" + _NEW_SUB
 def split_clauses(sentence: str) -> list[str]:
     """Clauses of a sentence, in order, each stripped of outer spaces."""
     out: list[str] = []
-    for part in _CLAUSE_BREAK.split(sentence):
+    parts = _CLAUSE_BREAK.split(sentence) if holds_any(sentence, _BREAK_MARKS) else [sentence]
+    for part in parts:
         part = part.strip() if part else ""
         if not part:
             continue
@@ -207,6 +215,8 @@ def split_clauses(sentence: str) -> list[str]:
 def _split_finite(part: str, boundary: re.Pattern[str], joiner: str) -> list[str]:
     """Split "X is done, the Y is done" or "X and the Y is Z" into clauses, but keep a noun phrase
     ("X and the Y", "A, B") whole: both sides of a clause boundary hold a finite verb."""
+    if joiner.strip() not in part:  # every boundary holds the joiner's word or comma
+        return [part.strip()] if part.strip() else []
     pieces = boundary.split(part)
     merged: list[str] = [pieces[0]]
     for piece in pieces[1:]:

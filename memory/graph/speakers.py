@@ -30,7 +30,9 @@ AGENT_LOG = Folded(
     # "I've tightened the statement", "I've drafted a schedule below": a perfect reports work done.
     r"^i(?:'ve| have)\s+(?:also\s+|just\s+|now\s+)?(?!" + "|".join(NOT_WORK) + r")[a-z]{3,}ed\b"
 )
-_ADDRESS = Folded(r"\b(?:you|your|you're|you'd|you'll|yours)\b")
+# Written to open with "you" (the boundary checked behind it), so that the regex engine skips
+# from one "you" to the next instead of trying every position.
+_ADDRESS = Folded(r"you(?<=\byou)(?:r|'re|'d|'ll|rs)?\b")
 
 
 def advises(sentences: list[Sentence]) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import filterfalse
 
 # The benchmark protocol's stop words, so coverage here means what it means there.
 PROTOCOL_STOP = frozenset(
@@ -27,6 +28,9 @@ GENERIC = PROTOCOL_STOP | frozenset(
     than what which who when where why how if because since while until about around
     """.split()
 )
+
+# Atoms that never say what a text is about: generic words and single characters.
+_NOT_TOPIC = GENERIC | frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 _PROTOCOL_TOKEN = re.compile(r"[a-z0-9][a-z0-9._/-]*")
 _ATOM = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")  # identifiers like order_id stay whole
@@ -87,11 +91,10 @@ def topic(text: str) -> set[str]:
 
 def _topic_of(text: str) -> set[str]:
     """Stems of the words that say what a text is about: no generic words, no bare numbers."""
-    return {
-        stem(atom)
-        for atom in _ATOM.findall(text.lower())
-        if len(atom) > 1 and atom not in GENERIC and not atom.isdigit()
-    }
+    # Set operations, ``filterfalse`` and ``map`` walk the atoms in C, calling the cached stem
+    # without a Python frame: the same set as the comprehension, at a fraction of the cost.
+    atoms = set(_ATOM.findall(text.lower())) - _NOT_TOPIC
+    return set(map(stem, filterfalse(str.isdigit, atoms)))
 
 
 def raw_tokens(text: str) -> list[str]:
@@ -129,7 +132,7 @@ def values(text: str, names: frozenset[str] | None = None) -> frozenset[str]:
     """Lower-cased value tokens of ``text``; a capitalised word counts when it is one of ``names``
     (see ``proper_names``; by default, the names ``text`` itself shows)."""
     tokens = raw_tokens(text)
-    out = {t.lower() for t in tokens if is_value(t)}
+    out = set(map(str.lower, filter(is_value, tokens)))  # in C, as in ``_topic_of``
     capitalised = [t for t in tokens if t[:1].isupper() and t[1:].islower()]
     if capitalised:  # only these can be names: the scan for names is skipped without them
         known = proper_names(text) if names is None else names

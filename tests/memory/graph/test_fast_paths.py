@@ -8,6 +8,7 @@ what the regexes they guard would reject. Checked on the texts of the repository
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -16,17 +17,24 @@ from hypothesis import strategies as st
 
 from memory.graph import (
     clauses,
+    contradictions,
     decisions,
+    extraction,
     failures,
     labels,
+    lifecycle,
     markers,
     paths,
     phrases,
     sentences,
+    speakers,
+    validator,
     words,
 )
+from memory.graph.contradictions import Statement
 from memory.graph.prefilter import Folded, Guarded, Twin, ascii_twin
-from tests.memory.graph.test_prefilter import corpus_texts, module_objects
+from memory.graph.types import Candidate, Evidence, NodeType, Status
+from tests.memory.graph.test_prefilter import corpus_texts, module_objects, swapped_case
 
 TWINS = [(name, t.pattern, t.ascii) for name, t in module_objects(Twin)]
 TWINS += [
@@ -366,3 +374,206 @@ def test_grouped_openings_strip_what_the_plain_alternations_strip():
         for text in texts:
             found, expected = grouped.match(text), written.match(text)
             assert (found and found.span()) == (expected and expected.span()), (source[:40], text)
+
+
+# --- set and iterator forms of per-word loops ------------------------------------------------
+
+# Words of every kind the topic and value scans tell apart: generic ones, numbers, identifiers,
+# versions, capitalised names, single letters, and non-ASCII words and punctuation.
+_LABEL_WORDS = st.sampled_from(
+    "the use using Postgres postgres order_id 42 7 v1.2 x HTTP-01 read-only Recall@20 a/b.py "
+    "caching cached routes router café Ärger naïve — “quoted” ß İstanbul ﬁle 3.12 A100 gRPC "
+    "kept it's we'll I".split()
+)
+_LABELS = st.lists(_LABEL_WORDS, max_size=10).map(" ".join)
+
+
+def plain_topic(text: str) -> set[str]:
+    return {
+        words.stem(atom)
+        for atom in words._ATOM.findall(text.lower())
+        if len(atom) > 1 and atom not in words.GENERIC and not atom.isdigit()
+    }
+
+
+def plain_values(text: str) -> frozenset[str]:
+    tokens = words.raw_tokens(text)
+    out = {t.lower() for t in tokens if words.is_value(t)}
+    capitalised = [t for t in tokens if t[:1].isupper() and t[1:].islower()]
+    if capitalised:
+        known = words.proper_names(text)
+        out |= {t.lower() for t in capitalised if t in known}
+    return frozenset(out)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_LABELS)
+def test_topic_and_values_are_the_ones_the_plain_loops_give(text):
+    assert words._topic_of(text) == plain_topic(text)
+    assert words.values.__wrapped__(text) == plain_values(text)
+
+
+def test_topic_and_values_of_corpus_texts_are_the_ones_the_plain_loops_give():
+    for text in corpus_texts():
+        assert words._topic_of(text) == plain_topic(text), text
+        assert words.values.__wrapped__(text) == plain_values(text), text
+
+
+def plain_split_finite(part: str, boundary: re.Pattern[str], joiner: str) -> list[str]:
+    pieces = boundary.split(part)
+    merged = [pieces[0]]
+    for piece in pieces[1:]:
+        low = piece.lower()
+        finite = sentences._FINITE.search
+        if finite(low) and finite(merged[-1].lower()) and len(piece.split()) >= 3:
+            merged.append(piece)
+        else:
+            merged[-1] = f"{merged[-1]}{joiner}{piece}"
+    return [p.strip() for p in merged if p.strip()]
+
+
+_SPLITS = ((sentences._AND_THE, " and "), (sentences._COMMA, ", "))
+_CLAUSE_WORDS = st.sampled_from(
+    "the upload works and download is still TODO , ; Ärger — it was fine band sand and, "
+    "Bob is done the cache has the café is open".split()
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_CLAUSE_WORDS, max_size=14), st.sampled_from([" ", "  ", "\t", "\u00a0"]))
+def test_a_part_without_the_joiner_splits_as_the_plain_form(chosen, space):
+    part = space.join(chosen)
+    for boundary, joiner in _SPLITS:
+        assert sentences._split_finite(part, boundary, joiner) == plain_split_finite(
+            part, boundary, joiner
+        ), (part, joiner)
+
+
+def test_corpus_parts_split_as_the_plain_form():
+    for text in corpus_texts():
+        for boundary, joiner in _SPLITS:
+            expected = plain_split_finite(text, boundary, joiner)
+            assert sentences._split_finite(text, boundary, joiner) == expected, text
+
+
+def plain_shape_match(a: Statement, b: Statement) -> bool:
+    for x in a.values - b.values:
+        sx = words.shape(x)
+        if not (any(c in sx for c in "@-:_.") and "a" in sx and "0" in sx):
+            continue
+        if any(words.shape(y) == sx for y in b.values - a.values):
+            return True
+    return False
+
+
+@settings(max_examples=400, deadline=None)
+@given(_LABELS, _LABELS)
+def test_shapes_of_values_match_as_the_plain_loop_finds(label_a, label_b):
+    a, b = Statement(label_a, label_a, 0), Statement(label_b, label_b, 1)
+    assert contradictions._shape_match(a, b) == plain_shape_match(a, b)
+    assert contradictions._shape_match(b, a) == plain_shape_match(b, a)
+
+
+def test_shapes_of_corpus_values_match_as_the_plain_loop_finds():
+    texts = [t for t in corpus_texts() if len(t) < 120][:400]
+    statements = [Statement(t, t, i) for i, t in enumerate(texts)]
+    for a, b in zip(statements, statements[1:] + statements[:1], strict=True):
+        assert contradictions._shape_match(a, b) == plain_shape_match(a, b), (a.label, b.label)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    _LABELS,
+    st.sampled_from(list(NodeType)),
+    st.sampled_from(list(Status)),
+    st.floats(0, 1),
+    st.sampled_from(["", "path", "done", "instruction"]),
+)
+def test_a_checked_candidate_is_the_copy_replace_makes(label, node_type, status, conf, cue):
+    c = Candidate(node_type, f" {label} ", status, conf, Evidence(3, label), "why", "old", "", cue)
+    expected = dataclasses.replace(
+        c, type=validator._corrected_type(c), label=validator._bounded(c.label.strip())
+    )
+    if expected.label:
+        expected.confidence = round(validator._confidence(expected), 3)
+    checked = validator._check(c)
+    assert checked == (expected if c.label.strip() else None)
+    assert checked is not c
+
+
+# --- substring tests before the regexes that need their characters --------------------------
+
+_PROSE_WORDS = st.sampled_from(
+    "we fixed it and then , ; : - — – but band TypeError: error[E0382]: `x` ok . ? ! e.g. "
+    "you your you're yours youth bayou YOU'LL Ärger — “quoted” naïve café Dockerfile "
+    "Makefile src/a.py a b".split()
+)
+_PROSE = st.lists(_PROSE_WORDS, max_size=14).map(" ".join)
+
+
+def plain_split_clauses(sentence: str) -> list[str]:
+    out: list[str] = []
+    for part in sentences._CLAUSE_BREAK.split(sentence):
+        part = part.strip() if part else ""
+        if part:
+            for piece in plain_split_finite(part, sentences._AND_THE, " and "):
+                out.extend(plain_split_finite(piece, sentences._COMMA, ", "))
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PROSE)
+def test_clauses_and_sentences_split_as_without_the_substring_tests(text):
+    assert sentences.split_clauses(text) == plain_split_clauses(text)
+    if not any(mark in text for mark in sentences._BREAK_MARKS):
+        assert sentences._CLAUSE_BREAK.split(text) == [text]
+    if not any(mark in text for mark in sentences._END_MARKS):
+        assert sentences._SENTENCE_END.search(text) is None
+
+
+def test_corpus_clauses_split_as_without_the_substring_tests():
+    for text in corpus_texts():
+        assert sentences.split_clauses(text) == plain_split_clauses(text), text
+        if not any(mark in text for mark in sentences._END_MARKS):
+            assert sentences._SENTENCE_END.search(text) is None, text
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PROSE)
+def test_the_regexes_after_a_substring_test_need_its_characters(text):
+    for variant in (text, text.replace("`", "'"), text.lower()):
+        if "`" not in variant:
+            assert not extraction._INLINE_CODE.search(variant), variant
+        if variant.islower():
+            assert not paths._BARE_NAME.search(variant), variant
+
+
+def test_corpus_regexes_after_a_substring_test_need_its_characters():
+    for text in corpus_texts():
+        if text.islower():
+            assert not paths._BARE_NAME.search(text), text
+        assert all(len(p.split()) == 1 for p in paths.find_paths(text)), text  # no path has a space
+
+
+_PLAIN_ADDRESS = re.compile(r"\b(?:you|your|you're|you'd|you'll|yours)\b", re.IGNORECASE)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PROSE)
+def test_the_address_opening_with_you_finds_what_the_plain_alternation_finds(text):
+    for variant in (text, swapped_case(text)):
+        assert bool(speakers._ADDRESS.search(variant)) == bool(_PLAIN_ADDRESS.search(variant))
+
+
+def test_corpus_addresses_are_found_as_the_plain_alternation_finds_them():
+    for text in corpus_texts():
+        assert bool(speakers._ADDRESS.search(text)) == bool(_PLAIN_ADDRESS.search(text)), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LABELS, st.sampled_from([NodeType.TASK, NodeType.DECISION, NodeType.FILE]))
+def test_an_identity_is_the_one_the_plain_loop_gives(label, node_type):
+    plain = words.topic(label) | {v for v in words.values(label) if not v.isalpha()}
+    if node_type == NodeType.TASK:
+        plain -= lifecycle._TASK_VERBS
+    assert lifecycle._identity.__wrapped__(label, node_type) == frozenset(plain)

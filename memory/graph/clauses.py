@@ -248,18 +248,17 @@ def announced_problem(clause: str, sentence: str, role: str, emit: Emitter) -> s
 _RELATIVE_BEFORE = re.compile(r"\b(?:that|which|who)(?: [\w'-]+){0,3} $")
 # The one who will do planned work: an assistant's "the reviewer will look for X" predicts.
 _FIRST_PERSON_WILL = re.compile(r"\b(?:i|we)(?:'ll| will| shall)\b|\b(?:i|we) (?:\w+ )?will\b")
+# "Tomasz said he'd look at it": reported, but work promised.
+_PROMISE = re.compile(
+    r" (?:that )?(?:he|she|they)(?:'d|'ll| would| will) (?!be\b|not\b|never\b|have\b)"
+)
 
 
 def _reported(low: str) -> bool:
     m = phrases.REPORTED.search(low)
     if m is None or _RELATIVE_BEFORE.search(low, 0, m.start()):
         return False
-    return not _PROMISE.match(low, m.end())  # "Tomasz said he'd look at it": work promised
-
-
-_PROMISE = re.compile(
-    r" (?:that )?(?:he|she|they)(?:'d|'ll| would| will) (?!be\b|not\b|never\b|have\b)"
-)
+    return not _PROMISE.match(low, m.end())
 
 
 def _plans(low: str, role: str) -> bool:

@@ -52,11 +52,15 @@ _TENTATIVE = re.compile(
     r"|plan\s+(?:was|is)\s+to|i\s+figured|tentative\w*|i\s+guess|considering|seemed\s+like)\b",
     re.IGNORECASE,
 )
-# Phrases presenting a choice as where things started or stand for the moment: a later choice on
-# its topic usually replaces it ("started with polling", "right now it saves on every change").
+# Phrases presenting a choice as where things started ("started with polling the ADC")...
+_STARTED = (
+    r"start(?:ed|ing)?\s+(?:off\s+)?with|to\s+(?:start|begin)\s+with|initially|originally"
+    r"|the\s+plan\s+(?:is|was)|at\s+(?:the\s+)?(?:beginning|start)"
+)
+# ... or as where they stand for the moment ("right now it saves on every change"): a later choice
+# on its topic usually replaces it.
 _PROVISIONAL = Folded(
-    r"\b(?:start(?:ed|ing)?\s+(?:off\s+)?with|to\s+(?:start|begin)\s+with|at\s+(?:the\s+)?(?:beginning|start|first)"
-    r"|initially|originally|right\s+now|for\s+now|the\s+plan\s+(?:is|was)|pencil(?:l?ed)?\s+in)\b"
+    rf"\b(?:{_STARTED}|at\s+(?:the\s+)?first|right\s+now|for\s+now|pencil(?:l?ed)?\s+in)\b"
 )
 # A figure revised: "extending the grace period to 12 months", "we cut the ask to $62k".
 _REVISED_FIGURE = Folded(
@@ -65,10 +69,7 @@ _REVISED_FIGURE = Folded(
 )
 _FIGURE = re.compile(r"(\$?)(\d[\d.,]*)\s*(k\b)?\s*([a-z%]*)")
 # The narrower kind: where things started, which a switch with nothing else to revise moves on from.
-_STARTING_POINT = Folded(
-    r"\b(?:start(?:ed|ing)?\s+(?:off\s+)?with|to\s+(?:start|begin)\s+with|at\s+(?:the\s+)?(?:beginning|start)"
-    r"|initially|originally|the\s+plan\s+(?:is|was))\b"
-)
+_STARTING_POINT = Folded(rf"\b(?:{_STARTED})\b")
 # People whose switching is behaviour to measure, not a choice the session made.
 _THIRD_PARTY = frozenset(
     "users user customers customer subscribers subscriber people clients client visitors members "
@@ -535,7 +536,7 @@ def _new_setting(a: Statement, b: Statement) -> bool:
 def _setting_heads(label: str) -> dict[str, str]:
     """Each number-bearing value keyed by the parameter name just before it: 'training runs at
     imgsz 1280' and 'the model runs at imgsz 960' set one parameter, whatever their other words."""
-    atoms = _SETTING_ATOM.findall(label.lower().replace("_", " ").replace("-", " "))
+    atoms = _setting_atoms(label)
     out: dict[str, str] = {}
     for before, atom in zip(atoms, atoms[1:], strict=False):
         if any(ch.isdigit() for ch in atom) and before.isalpha() and before not in words.GENERIC:
@@ -543,10 +544,15 @@ def _setting_heads(label: str) -> dict[str, str]:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _setting_atoms(label: str) -> tuple[str, ...]:
+    return tuple(_SETTING_ATOM.findall(label.lower().replace("_", " ").replace("-", " ")))
+
+
 def _settings(label: str) -> dict[frozenset[str], str]:
     """Each number-bearing value of a label, keyed by the content words since the previous value
     ('batch size 32 with lr 3e-4' → {batch, size}: 32, {lr}: 3e-4)."""
-    atoms = _SETTING_ATOM.findall(label.lower().replace("_", " ").replace("-", " "))
+    atoms = _setting_atoms(label)
     out: dict[frozenset[str], str] = {}
     name: list[str] = []
     for atom in atoms:

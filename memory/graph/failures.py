@@ -6,6 +6,7 @@ import re
 from functools import lru_cache
 
 from memory.graph import phrases
+from memory.graph.labels import MAX_LABEL_WORDS
 from memory.graph.prefilter import Guarded, Twin, holds_any
 
 MAX_ERROR_WORDS = 20
@@ -63,14 +64,8 @@ _FINDING_LINE = re.compile(
 )
 # A checker's report row, one failed check per line: "FAIL  iam_root_mfa  Root account has no MFA".
 _FAILED_CHECK = re.compile(r"^\s*\[?FAIL\]?\s+[\w.:/-]+\s+([A-Z][^\n]{5,}?)\s*$")
-_FINDING_WORDS = (
-    "WARN-NEW",
-    "FAIL",
-    "WARN-INPROG",
-    "critical",
-    "serious",
-    "moderate",
-)  # FAIL: FAIL-NEW too
+# The keywords of those two line shapes ("FAIL" covers "FAIL-NEW").
+_FINDING_WORDS = ("WARN-NEW", "FAIL", "WARN-INPROG", "critical", "serious", "moderate")
 MAX_FINDINGS = 10
 
 # The line patterns of ``_line_score``, ``error_line_label`` and ``is_error_message``.
@@ -249,7 +244,6 @@ def error_line_label(line: str) -> str:
     return first.strip(" .,:;")
 
 
-LABEL_WORDS = 16  # labels are cut beyond this (``labels.MAX_LABEL_WORDS``), losing their tail
 # The head of a wrapped error: a tag ("CoreData: ...") or a context naming the failure ("error
 # when evicting pod x: ...", "failed to solve: ...").
 _WRAPPING_HEAD = re.compile(
@@ -261,13 +255,13 @@ def _unwrapped(message: str) -> str:
     """A wrapped error too long for a label ("error when evicting pod x (will retry): Cannot
     evict pod ..."), without the heads that would push its cause past the cut, or else from the
     "but" that says what went wrong."""
-    while len(message.split()) > LABEL_WORDS:
+    while len(message.split()) > MAX_LABEL_WORDS:
         head, colon, cause = message.partition(": ")
         if not colon or len(cause.split()) < 3 or not _WRAPPING_HEAD.search(head):
             break
         message = cause
     _, but, expectation = message.rpartition(", but ")
-    if len(message.split()) > LABEL_WORDS and but and len(expectation.split()) >= 3:
+    if len(message.split()) > MAX_LABEL_WORDS and but and len(expectation.split()) >= 3:
         # "Doc file x contains a link y, but the target z is not found": what went wrong.
         message = expectation
     return message

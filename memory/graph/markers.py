@@ -36,6 +36,11 @@ def marker_of(text: str) -> tuple[str, str] | None:
     return (kind, m.group(2)) if m and kind else None
 
 
+# Each marker word with the first kind that lists it, in the order ``phrases.MARKERS`` gives
+# (built from the last kind to the first, so that an earlier kind overwrites a later one).
+_KIND_OF_WORD = {word: kind for kind, words in reversed(phrases.MARKERS.items()) for word in words}
+
+
 def kind_of(word: str) -> str:
     """The kind of fact a marker word logs ("Decided" -> decision), or ""."""
     key = " ".join(word.lower().replace("’", "'").split())
@@ -44,13 +49,6 @@ def kind_of(word: str) -> str:
     if kind:
         return kind
     return "decision" if key.split(" ", 1)[0] in ("decided", "decision") else ""
-
-
-# Each marker word with the first kind that lists it (the order ``phrases.MARKERS`` gives).
-_KIND_OF_WORD: dict[str, str] = {}
-for _kind, _words in phrases.MARKERS.items():
-    for _word in _words:
-        _KIND_OF_WORD.setdefault(_word, _kind)
 
 
 def marked(kind: str, body: str, quote: str, emit: Emitter) -> None:

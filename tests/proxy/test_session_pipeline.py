@@ -1,9 +1,11 @@
 """The session pipeline end to end: redaction, loops, ownership, compaction over a long session."""
 
 import json
+import time
 
 import openai
 import pytest
+from django.conf import settings
 
 from memory.graph import tokens
 from memory.models import Session
@@ -220,6 +222,7 @@ def test_an_exchange_with_a_later_one_waiting_leaves_the_extraction_to_it(
     sessions.exchange_waiting(session)
     sessions.exchange_waiting(session)  # the next request came before the first was recorded
     _record(key, session, first, {"role": "assistant", "content": "OK."})
+    time.sleep(settings.TOKENMIZER_EXTRACTION_DELAY_MS / 1000 + 0.3)  # past any job's start
     session.refresh_from_db()
     assert session.messages.count() == 2 and not session.nodes.exists()  # recorded, not extracted
     _record(key, session, second, {"role": "assistant", "content": "Noted."})

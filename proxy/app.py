@@ -99,11 +99,12 @@ class Exchange:
 
     key: ApiKey
     request: ChatRequest
-    tokens_sent: int
+    sent: tokens.Tally  # what the client sent
     forward: list[dict]
-    tokens_forwarded: int
+    forwarded: tokens.Tally  # what goes upstream
     session: Session | None = None
     compacted: bool = False
+    charged: int = 0  # the tokens put against the key's rate limit before forwarding
 
 
 async def _read_request(scope, receive) -> tuple[sessions.Admitted, ChatRequest]:
@@ -141,23 +142,27 @@ async def _through_session(exchange: Exchange, session) -> None:
     exchange.forward, preamble_at = sessions.with_preamble(exchange.forward, session.preamble)
     if preamble_at is not None:
         preamble = exchange.forward[preamble_at]
-        exchange.tokens_forwarded += tokens.count_message(preamble, request.model)
-    if exchange.tokens_forwarded > session.mecw * project.compaction_ratio:
+        exchange.forwarded = exchange.forwarded.plus(tokens.count_message(preamble, request.model))
+    if exchange.forwarded.over(session.mecw * project.compaction_ratio):
         plan = await db(sessions.compact_for_session)(
             session, request.messages, exchange.forward, request.model, preamble_at
         )
         exchange.forward, exchange.compacted = plan.messages, True
-        exchange.tokens_forwarded = plan.tokens_out
+        exchange.forwarded = tokens.Tally.of(plan.tokens_out)
 
 
 def _check_rate(exchange: Exchange) -> None:
-    # Tokens per minute count what goes upstream (what the provider bills), not what was sent.
-    project = exchange.key.project
+    """Tokens per minute count what goes upstream (what the provider bills), not what was sent.
+
+    The tokens counted so far are charged now, the rest once counted, after the response (see
+    ``_record``): the request that takes a key over its minute's tokens is the last one served.
+    """
+    project, forwarded = exchange.key.project, exchange.forwarded
+    if forwarded.at_most() > project.tokens_per_minute:
+        forwarded.exact()  # it could use up the key's whole minute alone: count it first
+    exchange.charged = forwarded.counted
     wait = limits.retry_after(
-        exchange.key.pk,
-        project.requests_per_minute,
-        project.tokens_per_minute,
-        exchange.tokens_forwarded,
+        exchange.key.pk, project.requests_per_minute, project.tokens_per_minute, exchange.charged
     )
     if wait is not None:
         raise ProxyError(
@@ -192,14 +197,14 @@ async def _relay(
         return relay.Outcome(error.status, error=error.message)
 
 
-def _usage(exchange: Exchange, outcome: relay.Outcome | None, started: float) -> dict:
+def _usage(exchange: Exchange, outcome: relay.Outcome | None, latency_ms: float) -> dict:
     usage = {
         "model": exchange.request.model,
         "stream": exchange.request.stream,
-        "tokens_sent": exchange.tokens_sent,
-        "tokens_forwarded": exchange.tokens_forwarded,
+        "tokens_sent": exchange.sent.exact(),
+        "tokens_forwarded": exchange.forwarded.exact(),
         "compacted": exchange.compacted,
-        "latency_ms": (time.perf_counter() - started) * 1000,
+        "latency_ms": latency_ms,
     }
     if outcome is None:
         return {**usage, "error": "client disconnected"}
@@ -217,24 +222,33 @@ async def chat_completions(scope, receive, send, request_id: str) -> None:
     admitted, request = await _read_request(scope, receive)
     key = admitted.key
     conversation = (key.pk, request.session_id)  # a key's passthrough requests share one
-    tokens_sent = tokens.count_messages(request.messages, request.model, conversation)
-    exchange = Exchange(key, request, tokens_sent, request.messages, tokens_sent)
+    sent = tokens.tally(request.messages, request.model, conversation)
+    exchange = Exchange(key, request, sent, request.messages, sent)
     if admitted.session is not None:
         await _through_session(exchange, admitted.session)
     _check_rate(exchange)
     outcome = await _relay(exchange, admitted.upstreams, receive, send, started, request_id)
-    ok = outcome is not None and outcome.status == 200 and not outcome.error
+    latency_ms = (time.perf_counter() - started) * 1000
     sessions.exchange_waiting(exchange.session)
     try:  # after the response: the client is not kept waiting for the bookkeeping
-        await db(sessions.record_exchange, _AFTERWARDS)(
-            key,
-            exchange.session,
-            request.messages,
-            outcome.reply if ok else None,
-            **_usage(exchange, outcome, started),
-        )
+        await db(_record, _AFTERWARDS)(exchange, outcome, latency_ms)
     except Exception:
         log.exception("request %s: recording the exchange failed", request_id)
+
+
+def _record(exchange: Exchange, outcome: relay.Outcome | None, latency_ms: float) -> None:
+    """In a bookkeeping thread: the tokens the request's path had no need to count are counted
+    and charged to the key's rate limit, and the exchange is recorded."""
+    usage = _usage(exchange, outcome, latency_ms)
+    limits.charge(exchange.key.pk, usage["tokens_forwarded"] - exchange.charged)
+    ok = outcome is not None and outcome.status == 200 and not outcome.error
+    sessions.record_exchange(
+        exchange.key,
+        exchange.session,
+        exchange.request.messages,
+        outcome.reply if ok else None,
+        **usage,
+    )
 
 
 async def list_models(scope, receive, send, request_id: str) -> None:

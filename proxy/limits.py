@@ -53,3 +53,13 @@ def retry_after(
     if requests > rpm or used > tpm:
         return max(1, int(WINDOW_S - now % WINDOW_S))
     return None
+
+
+def charge(key_id: int, tokens: int, now: float | None = None) -> None:
+    """Add tokens counted after a request was let through to its key's current minute."""
+    if tokens <= 0:
+        return
+    try:
+        _window_counts({f"{key_id}:tok": tokens}, time.time() if now is None else now)
+    except Exception:
+        log.warning("rate-limit cache unavailable; %d tokens not charged", tokens)

@@ -225,20 +225,28 @@ def _count_key(message: Mapping[str, Any]) -> bytes:
     return digest.digest()
 
 
-def count_message(message: Mapping[str, Any], model: str | None = None) -> int:
-    """Tokens one chat message costs in a request, framing included; cached by content hash."""
-    name = encoding_name_for(model)
-    key = (name, _count_key(message))
+def _cached(key: tuple[str, bytes]) -> int | None:
     with _message_cache_lock:
         if key in _message_cache:
             _message_cache.move_to_end(key)
             return _message_cache[key]
-    total = _message_tokens(get_encoding(name), message)
+    return None
+
+
+def _counted(key: tuple[str, bytes], message: Mapping[str, Any]) -> int:
+    total = _message_tokens(get_encoding(key[0]), message)
     with _message_cache_lock:
         _message_cache[key] = total
         if len(_message_cache) > _MESSAGE_CACHE_SIZE:
             _message_cache.popitem(last=False)
     return total
+
+
+def count_message(message: Mapping[str, Any], model: str | None = None) -> int:
+    """Tokens one chat message costs in a request, framing included; cached by content hash."""
+    key = (encoding_name_for(model), _count_key(message))
+    cached = _cached(key)
+    return _counted(key, message) if cached is None else cached
 
 
 def count_messages(
@@ -248,18 +256,121 @@ def count_messages(
 ) -> int:
     """Prompt tokens of a whole chat request: every message plus the reply priming.
 
-    With ``conversation`` (a key naming the client's conversation), the messages this request
-    shares with that conversation's previous one, from the start, reuse its counts: a client
-    resends its whole history every time, and comparing two messages costs far less than hashing
-    one to find its count.
+    With ``conversation``, the messages shared with that conversation's previous request reuse
+    its counts (see ``tally``).
     """
     if conversation is None:
         return sum(count_message(m, model) for m in messages) + REPLY_PRIMING
+    return tally(messages, model, conversation).exact()
+
+
+def _size(text: str) -> int:
+    """UTF-8 bytes of ``text``: at least as many as its tokens, since no token is empty."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def most_tokens(message: Mapping[str, Any]) -> int | None:
+    """At most the tokens ``count_message`` gives, read off the sizes of the texts it counts; None
+    for a shape this does not bound (content parts, images, the legacy ``function_call``)."""
+    total = TOKENS_PER_MESSAGE + TOKENS_PER_NAME
+    for name in ("role", "content", "name", "tool_call_id"):
+        value = message.get(name)
+        if value is not None:
+            if not isinstance(value, str):
+                return None
+            total += _size(value)
+    calls = message.get("tool_calls") or []
+    if message.get("function_call") or not isinstance(calls, list):
+        return None
+    for call in calls:
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if not isinstance(function, Mapping):
+            return None
+        name, arguments = function.get("name") or "", function.get("arguments") or ""
+        if not (isinstance(name, str) and isinstance(arguments, str)):
+            return None
+        total += TOKENS_PER_TOOL_CALL + _size(name) + _size(arguments)
+    return total
+
+
+class _Uncounted:
+    """A message not tokenized yet: at most ``bound`` tokens; ``value`` counts it, once."""
+
+    __slots__ = ("message", "key", "bound", "_value")
+
+    def __init__(self, message: Mapping[str, Any], key: tuple[str, bytes], bound: int) -> None:
+        self.message, self.key, self.bound, self._value = message, key, bound, None
+
+    @property
+    def value(self) -> int:
+        if self._value is None:  # two threads may both count it: the same number either way
+            self._value = _counted(self.key, self.message)
+        return self._value
+
+
+class Tally:
+    """The prompt tokens of a request: exact for the messages counted before, bounded for the rest.
+
+    Most questions asked of a request's size ("is it over the compaction threshold?") are
+    answered by its bound, with no tokenizing on the request's path; ``exact`` counts what is
+    left, once, when the answer needs it (or after the response, for the usage record).
+    """
+
+    def __init__(self, counts: list[int | _Uncounted], extra: int = REPLY_PRIMING) -> None:
+        self._counts, self._extra = counts, extra
+
+    @classmethod
+    def of(cls, tokens: int) -> Tally:
+        return cls([], tokens)
+
+    def plus(self, tokens: int) -> Tally:
+        return Tally(self._counts, self._extra + tokens)
+
+    @property
+    def counted(self) -> int:
+        """The tokens known without tokenizing anything more."""
+        known = (c if isinstance(c, int) else c._value for c in self._counts)
+        return self._extra + sum(c for c in known if c is not None)
+
+    def at_most(self) -> int:
+        known = (c if isinstance(c, int) else c._value or c.bound for c in self._counts)
+        return self._extra + sum(known)
+
+    def exact(self) -> int:
+        return self._extra + sum(c if isinstance(c, int) else c.value for c in self._counts)
+
+    def over(self, limit: float) -> bool:
+        """Whether the request holds more than ``limit`` tokens; tokenizes only when its bound
+        alone cannot tell."""
+        return self.at_most() > limit and self.exact() > limit
+
+
+def tally(
+    messages: Iterable[Mapping[str, Any]],
+    model: str | None = None,
+    conversation: Hashable | None = None,
+) -> Tally:
+    """The prompt tokens of a chat request, with nothing tokenized that is not known already.
+
+    A message is known when a count of its content is cached or, with ``conversation`` (a key
+    naming the client's conversation), when this request shares it with that conversation's
+    previous one, from the start: a client resends its whole history every time, and comparing
+    two messages costs far less than hashing one to find its count.
+    """
+
     name = encoding_name_for(model)
-    counts = _conversations.values(
-        (name, conversation), messages, lambda m: count_message(m, model)
-    )
-    return sum(counts) + REPLY_PRIMING
+
+    def known_or_bounded(message: Mapping[str, Any]) -> int | _Uncounted:
+        key = (name, _count_key(message))
+        cached = _cached(key)
+        if cached is not None:
+            return cached
+        bound = most_tokens(message)
+        return _counted(key, message) if bound is None else _Uncounted(message, key, bound)
+
+    if conversation is None:
+        return Tally([known_or_bounded(m) for m in messages])
+    return Tally(_conversations.values((name, conversation), messages, known_or_bounded))
 
 
 _conversations = ResentHistory()

@@ -185,6 +185,34 @@ def test_going_over_the_request_rate_gets_429_with_retry_after(client, project):
     assert int(caught.value.response.headers["retry-after"]) >= 1
 
 
+def test_the_request_that_takes_a_key_over_its_token_rate_is_the_last_served(client, project):
+    project.tokens_per_minute = 1000
+    project.save()
+    text = "We moved the orders service from Flask to FastAPI last week. " * 12  # ~150 tokens
+    served = 0
+    with pytest.raises(openai.RateLimitError) as caught:
+        for i in range(20):
+            client.chat.completions.create(
+                model="echo", messages=[{"role": "user", "content": f"{i}: {text}"}]
+            )
+            served += 1  # its tokens are counted after the response, as it is recorded
+            eventually(lambda: RequestLog.objects.count() == served or None)
+    forwarded = list(RequestLog.objects.order_by("pk").values_list("tokens_forwarded", flat=True))
+    assert sum(forwarded[:-1]) <= 1000 < sum(forwarded)
+    assert int(caught.value.response.headers["retry-after"]) >= 1
+
+
+def test_a_request_over_the_whole_token_rate_is_refused_before_it_goes_upstream(
+    client, project, upstream
+):
+    project.tokens_per_minute = 100
+    project.save()
+    text = "We moved the orders service from Flask to FastAPI last week. " * 12
+    with pytest.raises(openai.RateLimitError):
+        client.chat.completions.create(model="echo", messages=[{"role": "user", "content": text}])
+    assert upstream.requests == []
+
+
 def test_another_projects_session_id_answers_404(client, bob):
     from memory.projects import create_project
 

@@ -1,6 +1,6 @@
 """Rate limits per key, in one-minute windows."""
 
-from proxy.limits import retry_after
+from proxy.limits import charge, retry_after
 
 NOW = 1_800_000_000.0  # the start of a minute
 
@@ -24,3 +24,9 @@ def test_a_new_minute_starts_afresh():
     for i in range(3):
         retry_after(4, rpm=2, tpm=10_000, tokens=1, now=NOW + i)
     assert retry_after(4, rpm=2, tpm=10_000, tokens=1, now=NOW + 61) is None
+
+
+def test_tokens_charged_after_a_request_count_towards_the_minute():
+    assert retry_after(5, rpm=100, tpm=1000, tokens=100, now=NOW) is None
+    charge(5, 850, now=NOW + 1)
+    assert retry_after(5, rpm=100, tpm=1000, tokens=100, now=NOW + 2) == 58

@@ -1,6 +1,8 @@
 """Token counting with the real BPE files: known counts, model mapping, caching, hash checks."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memory.graph import tokens
 
@@ -186,13 +188,74 @@ def test_a_message_changed_after_counting_does_not_lend_its_old_count():
 def test_the_shared_start_of_a_conversation_is_not_counted_again(monkeypatch):
     history = [{"role": "user", "content": f"message {i}"} for i in range(5)]
     before = tokens.count_messages(history, "gpt-4o", "conv-3")
-    counted = []
-    real = tokens.count_message
-    monkeypatch.setattr(
-        tokens, "count_message", lambda m, model: counted.append(m) or real(m, model)
-    )
+    hashed = []
+    real = tokens._count_key
+    monkeypatch.setattr(tokens, "_count_key", lambda m: hashed.append(m) or real(m))
     after = tokens.count_messages(
         [*history, {"role": "user", "content": "new"}], "gpt-4o", "conv-3"
     )
-    assert counted == [{"role": "user", "content": "new"}]
-    assert after == before + real({"role": "user", "content": "new"}, "gpt-4o")
+    assert hashed == [{"role": "user", "content": "new"}]
+    assert after == before + tokens.count_message({"role": "user", "content": "new"}, "gpt-4o")
+
+
+SHAPES = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "system"]), "content": st.text()},
+    optional={
+        "name": st.text(max_size=20),
+        "tool_call_id": st.text(max_size=30),
+        "tool_calls": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "id": st.text(max_size=10),
+                    "type": st.just("function"),
+                    "function": st.fixed_dictionaries(
+                        {"name": st.text(max_size=20), "arguments": st.text()}
+                    ),
+                }
+            ),
+            max_size=3,
+        ),
+    },
+)
+
+
+@given(SHAPES)
+def test_a_messages_size_bounds_its_tokens(message):
+    assert tokens.most_tokens(message) >= tokens.count_message(message, "gpt-4o")
+    assert tokens.most_tokens(message) >= tokens.count_message(message, "gpt-4")
+
+
+def test_shapes_the_size_does_not_bound_are_counted_at_once():
+    image = {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}}
+    message = {"role": "user", "content": [{"type": "text", "text": "look"}, image]}
+    assert tokens.most_tokens(message) is None
+    tally = tokens.tally([message], "gpt-4o")
+    assert tally.counted == tally.exact() == tokens.count_messages([message], "gpt-4o")
+
+
+def test_a_tally_tokenizes_only_what_its_question_needs(monkeypatch):
+    text = "We moved the orders service from Flask to FastAPI last week. " * 40
+    messages = [{"role": "user", "content": text + "(tally test)"}]
+    encoded = []
+    encoding = tokens.encoding_for("gpt-4o")
+    real = encoding.encode_ordinary
+    monkeypatch.setattr(encoding, "encode_ordinary", lambda t: encoded.append(t) or real(t))
+    tally = tokens.tally(messages, "gpt-4o", "conv-tally")
+    assert not tally.over(len(text) * 2)  # its size is under the limit: nothing tokenized
+    assert encoded == []
+    assert tally.over(100)  # its size is over: counted, and it is over
+    assert tally.exact() == tokens.count_messages(messages, "gpt-4o") > 100
+    counted = len(encoded)
+    assert tally.exact() == tally.counted == tally.at_most()  # counted once, then known
+    assert len(encoded) == counted
+
+
+def test_a_tally_of_a_resent_conversation_knows_what_the_last_one_counted():
+    history = [{"role": "user", "content": f"tally message {i} " * 30} for i in range(3)]
+    first = tokens.tally(history, "gpt-4o", "conv-resent")
+    assert first.counted == tokens.REPLY_PRIMING  # nothing counted yet
+    exact = first.exact()
+    again = tokens.tally([*history, {"role": "user", "content": "ok"}], "gpt-4o", "conv-resent")
+    assert again.counted == exact  # the shared start took the counts made for the first
+    ok = tokens.count_message({"role": "user", "content": "ok"}, "gpt-4o")
+    assert again.plus(10).exact() == exact + ok + 10

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from memory import checkpoints, graphs, recall
 from memory.models import Session
-from tokenmizer_site import caching
+from tokenmizer_site import activity, caching
 
 log = logging.getLogger(__name__)
 # Safe to run twice (high-water marks, unique keys), so a redelivered or retried job does no harm.
@@ -66,8 +66,8 @@ def create_checkpoint(session_id: int) -> int | None:
 
 
 def enqueue_extraction(session_id: int) -> None:
-    """After commit, queue the session's extraction (embedded: run it on a timer thread,
-    ``TOKENMIZER_EXTRACTION_DELAY_MS`` later); if the broker is down, extract inline.
+    """After commit, queue the session's extraction (embedded: run it on a timer thread once the
+    process pauses, see ``_when_quiet``); if the broker is down, extract inline.
 
     Either way nothing is lost: the messages are stored and the session's high-water mark says
     what is still to read, which ``extract_pending`` catches up on as well. A session with a job
@@ -84,7 +84,7 @@ def enqueue_extraction(session_id: int) -> None:
             return
         delay = settings.TOKENMIZER_EXTRACTION_DELAY_MS / 1000
         if settings.CELERY_TASK_ALWAYS_EAGER and delay:  # eager Celery would run it right here
-            threading.Timer(delay, _run_eager, (session_id,)).start()
+            threading.Timer(delay, _when_quiet, (session_id, time.monotonic())).start()
         else:
             _queue(session_id)
 
@@ -99,8 +99,22 @@ def _queue(session_id: int) -> None:
         extract_session(session_id)
 
 
+def _when_quiet(session_id: int, queued_at: float) -> None:
+    """The embedded profile's job, on a timer thread: it runs in the serving process, so it waits
+    until the process has served no request for ``TOKENMIZER_EXTRACTION_DELAY_MS``, but no longer
+    than ``TOKENMIZER_EXTRACTION_MAX_DELAY_MS`` after the exchange that queued it."""
+    latest = queued_at + settings.TOKENMIZER_EXTRACTION_MAX_DELAY_MS / 1000
+    wait = min(
+        settings.TOKENMIZER_EXTRACTION_DELAY_MS / 1000 - activity.quiet_for(),
+        latest - time.monotonic(),
+    )
+    if wait > 0:
+        threading.Timer(wait, _when_quiet, (session_id, queued_at)).start()
+    else:
+        _run_eager(session_id)
+
+
 def _run_eager(session_id: int) -> None:
-    """The embedded profile's delayed job, on a timer thread of its own."""
     try:
         _queue(session_id)
     except Exception:

@@ -21,7 +21,7 @@ from proxy.errors import ProxyError
 from proxy.models import ApiKey
 from proxy.upstreams import adapter_for, resolve
 from proxy.validation import ChatRequest, parse_chat_request
-from tokenmizer_site import logs
+from tokenmizer_site import activity, logs
 
 log = logging.getLogger("tokenmizer.proxy")
 
@@ -291,7 +291,8 @@ async def application(scope, receive, send) -> None:
                 f"Unknown endpoint {scope['method']} {scope['path']}: this proxy serves POST /v1/chat/completions and GET /v1/models.",
                 code="unknown_url",
             )
-        await handler(scope, receive, send, request_id)
+        with activity.serving:  # the embedded profile's extraction waits for a pause
+            await handler(scope, receive, send, request_id)
     except keys.AuthError as error:
         await send_error(send, ProxyError(401, error.message, code=error.code), request_id)
     except ProxyError as error:

@@ -159,13 +159,15 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_TIME_LIMIT = env_int("TOKENMIZER_TASK_TIME_LIMIT", 120)
-# Embedded, extraction runs in the serving process: a session's job starts this long after the
-# exchange that queued it, so the exchanges of a burst (an agent's quick tool rounds) share one job
-# instead of each taking the interpreter from the next request; short enough that the job is over
+# Embedded, extraction runs in the serving process: a session's job starts once the process has
+# served no request for this long, so that the exchanges of a burst (an agent's quick tool rounds)
+# share one job and no job takes the interpreter from a request; short enough that the job is over
 # within the pause a person or a model's reply leaves (200 ms pushed it into the next request of a
-# conversation paced at 100 ms). A worker (production) coalesces by itself: exchanges committed
-# while a session's job waits in the queue share that job.
+# conversation paced at 100 ms). Under unbroken load it starts at the latest MAX_DELAY after its
+# exchange. A worker (production) coalesces by itself: exchanges committed while a session's job
+# waits in the queue share that job.
 TOKENMIZER_EXTRACTION_DELAY_MS = env_int("TOKENMIZER_EXTRACTION_DELAY_MS", 50)
+TOKENMIZER_EXTRACTION_MAX_DELAY_MS = env_int("TOKENMIZER_EXTRACTION_MAX_DELAY_MS", 1000)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 10
 
 AUTH_PASSWORD_VALIDATORS = [

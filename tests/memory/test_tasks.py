@@ -12,6 +12,7 @@ from memory import graphs, tasks
 from memory.graph.types import NodeType
 from memory.models import Session
 from memory.transcripts import record_messages
+from tokenmizer_site import activity
 
 PRODUCTION = pytest.mark.skipif(
     not (settings.DATABASE_URL.startswith("postgres") and settings.REDIS_URL),
@@ -133,6 +134,43 @@ def test_the_exchanges_of_a_burst_share_one_extraction_job(session, monkeypatch)
     assert len(jobs) == 1
     keys = set(session.nodes.values_list("key", flat=True))
     assert {"postgresql for orders storage", "write the migration for the refunds table"} <= keys
+
+
+EMBEDDED = pytest.mark.skipif(
+    not settings.CELERY_TASK_ALWAYS_EAGER,
+    reason="embedded profile: extraction runs in the serving process only there",
+)
+
+
+def high_water(session: Session) -> int:
+    return Session.objects.get(pk=session.pk).high_water
+
+
+@EMBEDDED
+@pytest.mark.django_db(transaction=True)
+def test_embedded_extraction_waits_until_the_process_stops_serving(session, settings):
+    settings.TOKENMIZER_EXTRACTION_MAX_DELAY_MS = 5000
+    with activity.serving:  # a request in flight
+        with transaction.atomic():
+            record_messages(session, FACTS)
+            tasks.enqueue_extraction(session.pk)
+        time.sleep(DELAY_S + 0.4)
+        assert high_water(session) == -1  # no job takes the interpreter from a request
+    wait_for(lambda: high_water(session) == len(FACTS) - 1, "extracted once serving paused", 3)
+
+
+@EMBEDDED
+@pytest.mark.django_db(transaction=True)
+def test_under_unbroken_load_embedded_extraction_waits_no_longer_than_its_max_delay(
+    session, settings
+):
+    settings.TOKENMIZER_EXTRACTION_MAX_DELAY_MS = 400
+    with activity.serving:
+        with transaction.atomic():
+            record_messages(session, FACTS)
+            tasks.enqueue_extraction(session.pk)
+        wait_for(lambda: high_water(session) == len(FACTS) - 1, "extracted while serving", 3)
+        assert session.nodes.filter(key="postgresql for orders storage").exists()
 
 
 @pytest.mark.django_db(transaction=True)

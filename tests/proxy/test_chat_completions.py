@@ -196,7 +196,7 @@ def test_the_request_that_takes_a_key_over_its_token_rate_is_the_last_served(cli
                 model="echo", messages=[{"role": "user", "content": f"{i}: {text}"}]
             )
             served += 1  # its tokens are counted after the response, as it is recorded
-            eventually(lambda: RequestLog.objects.count() == served or None)
+            eventually(lambda n=served: RequestLog.objects.count() == n or None)
     forwarded = list(RequestLog.objects.order_by("pk").values_list("tokens_forwarded", flat=True))
     assert sum(forwarded[:-1]) <= 1000 < sum(forwarded)
     assert int(caught.value.response.headers["retry-after"]) >= 1

@@ -10,6 +10,7 @@ from django.utils import timezone
 from memory.graph import redact, tokens
 from memory.graph.alignment import ResentHistory, align
 from memory.models import Message, Session
+from tokenmizer_site import sql
 
 
 @dataclass(frozen=True)
@@ -70,9 +71,9 @@ def record_messages(session: Session, messages: list[dict], model: str | None = 
     """Store the messages of ``messages`` not stored yet, in one transaction with the session locked."""
     pairs = _recorded.values(session.pk, messages, _cleaned_and_hashed)
     cleaned, hashes = [c for c, _ in pairs], [h for _, h in pairs]
-    with transaction.atomic():
-        session = Session.objects.select_for_update().get(pk=session.pk)
-        stored = list(session.messages.order_by("position").values_list("content_hash", flat=True))
+    with transaction.atomic(savepoint=False):  # plain SQL: this runs after every exchange
+        sql.lock(Session, session.pk)
+        stored = sql.column_values(Message, "session", session.pk, "content_hash", "position")
         alignment = align(stored, hashes)
         rows = [
             Message(
@@ -90,9 +91,12 @@ def record_messages(session: Session, messages: list[dict], model: str | None = 
                 zip(cleaned[alignment.new_from :], hashes[alignment.new_from :], strict=True)
             )
         ]
-        Message.objects.bulk_create(rows)
+        if rows:
+            Message.objects.bulk_create(rows)
+        changes = {"updated_at": timezone.now()}
         if alignment.diverged_at is not None:
-            session.diverged_at_position = alignment.diverged_at
-            session.diverged_at = timezone.now()
-        session.save(update_fields=["diverged_at_position", "diverged_at", "updated_at"])
+            changes.update(diverged_at_position=alignment.diverged_at, diverged_at=timezone.now())
+            session.diverged_at_position = changes["diverged_at_position"]
+            session.diverged_at = changes["diverged_at"]
+        sql.update(Session, session.pk, **changes)
     return Recorded(new=rows, diverged_at=alignment.diverged_at)

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from memory import checkpoints, graphs, recall, tasks, transcripts
 from memory.graph import redact, resume
@@ -364,8 +365,13 @@ def record_exchange(
             )
             recorded = transcripts.record_messages(session, history, usage.get("model"))
             transaction.on_commit(lambda: _after_recording(session, bool(recorded.new)))
-        RequestLog.objects.create(
-            project_id=key.project_id, api_key=key, session_id=session and session.pk, **usage
+        sql.insert(
+            RequestLog,
+            project=key.project_id,
+            api_key=key.pk,
+            session=session and session.pk,
+            created_at=timezone.now(),
+            **usage,
         )
 
 

@@ -228,10 +228,11 @@ def _check_decision(run: _Pass, node: Node, c: Candidate) -> list[Change]:
     if node.status != Status.COMPLETED:
         return []  # "maybe we should switch to X" proposes; it replaces nothing yet
     key, position = node.key, c.evidence.position
+    decision = NodeType.DECISION  # read once: an enum member costs a class attribute lookup
     earlier = [
         (n, run.said(n))
         for n in run.graph.nodes.values()
-        if n.type == NodeType.DECISION
+        if n.type == decision
         and n.status in _OPEN_DECISION
         and n.retired_at is None
         and n.valid_from <= position

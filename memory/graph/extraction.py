@@ -65,7 +65,8 @@ def _confirmed(out: list[Candidate], turns: Sequence[Turn]) -> list[Candidate]:
     twice, the second time less precisely.
     """
     roles = {t.position: t.role for t in turns}
-    decided = {c.evidence.position for c in out if c.type == NodeType.DECISION}
+    decision = NodeType.DECISION  # read once: an enum member costs a class attribute lookup
+    decided = {c.evidence.position for c in out if c.type == decision}
 
     def superseded_by_reply(c: Candidate) -> bool:
         reply = c.evidence.position + 1

@@ -81,11 +81,13 @@ class _Pass:
         return Moment(position, self.valid_at(position), self.now)
 
     def said(self, node: Node) -> Statement:
-        if node.key not in self._said:
-            self._said[node.key] = self.statement(
+        key = node.key  # a property that normalises the label: read once
+        said = self._said.get(key)
+        if said is None:
+            said = self._said[key] = self.statement(
                 node.label, node.evidence.quote, node.evidence.position
             )
-        return self._said[node.key]
+        return said
 
     def statement(self, label: str, quote: str, position: int) -> Statement:
         text = self.turns[position].content if position in self.turns else quote
@@ -225,14 +227,16 @@ def _check_decision(run: _Pass, node: Node, c: Candidate) -> list[Change]:
     """Hold a new decision against the earlier open ones: supersede, contest, or leave be."""
     if node.status != Status.COMPLETED:
         return []  # "maybe we should switch to X" proposes; it replaces nothing yet
+    key, position = node.key, c.evidence.position
+    decision = NodeType.DECISION  # read once: an enum member costs a class attribute lookup
     earlier = [
         (n, run.said(n))
         for n in run.graph.nodes.values()
-        if n.type == NodeType.DECISION
+        if n.type == decision
         and n.status in _OPEN_DECISION
-        and n.key != node.key
         and n.retired_at is None
-        and n.valid_from <= c.evidence.position
+        and n.valid_from <= position
+        and n.key != key  # last: the key is computed, the other tests read fields
     ]
     new = run.statement(c.label, c.evidence.quote, c.evidence.position)
     changes = []

@@ -43,16 +43,14 @@ def category_labels(graph: Graph) -> dict[str, list[str]]:
     return out
 
 
+# The category of each other type that has one (a dict: one lookup per node, not a test per type).
+_CATEGORY_OF = {NodeType.DECISION: "decisions", NodeType.FILE: "files", NodeType.ERROR: "errors"}
+
+
 def _category(n: Node) -> str:
     if n.type == NodeType.TASK:
         return "pending_tasks" if n.status in _OPEN_TASK else "completed_tasks"
-    if n.type == NodeType.DECISION:
-        return "decisions"
-    if n.type == NodeType.FILE:
-        return "files"
-    if n.type == NodeType.ERROR:
-        return "errors"
-    return ""
+    return _CATEGORY_OF.get(n.type, "")
 
 
 def _without_bare_duplicates(files: list[str]) -> list[str]:

@@ -17,6 +17,9 @@ _RETYPABLE = frozenset({NodeType.DECISION, NodeType.CONCEPT, NodeType.DEPENDENCY
 _VAGUE = frozenset(
     "it this that them these those something stuff things one thing everything".split()
 )
+# Types whose label states work, a choice or a problem, read as prose (sets: tested per candidate).
+_STATED = frozenset({NodeType.TASK, NodeType.DECISION, NodeType.ERROR})
+_WORK_OR_CHOICE = frozenset({NodeType.TASK, NodeType.DECISION})
 _VERSION_ONLY = re.compile(r"^v?\d+(?:\.\d+)*$")
 # "KeyError: 'item_88412'": an exception and its message, which is an error whatever the rule said.
 _EXCEPTION_MESSAGE = re.compile(r"^(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception):\s")
@@ -54,7 +57,7 @@ def _corrected_type(c: Candidate) -> NodeType:
     """A path is a file, a method+route an endpoint, an exception message an error, when the
     label is nothing else."""
     label = c.label.strip().strip("`")
-    if c.type in (NodeType.TASK, NodeType.DECISION) and _EXCEPTION_MESSAGE.match(label):
+    if c.type in _WORK_OR_CHOICE and _EXCEPTION_MESSAGE.match(label):
         return NodeType.ERROR
     if c.type in _RETYPABLE or (c.type == NodeType.TASK and c.cue == "path"):
         if paths.is_endpoint(label):
@@ -74,7 +77,7 @@ def _confidence(c: Candidate) -> float:
     if not words or words <= _VAGUE:
         return 0.0
     n = len(c.label.split())
-    if c.type in (NodeType.TASK, NodeType.DECISION, NodeType.ERROR):
+    if c.type in _STATED:
         if n > 16:
             conf -= 0.15
         if n == 1 and c.type == NodeType.TASK and not _looks_named(c.label):

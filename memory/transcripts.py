@@ -75,6 +75,7 @@ def record_messages(session: Session, messages: list[dict], model: str | None = 
         sql.lock(Session, session.pk)
         stored = sql.column_values(Message, "session", session.pk, "content_hash", "position")
         alignment = align(stored, hashes)
+        now = timezone.now()
         rows = [
             Message(
                 session=session,
@@ -86,16 +87,16 @@ def record_messages(session: Session, messages: list[dict], model: str | None = 
                 tool_call_id=m.get("tool_call_id", ""),
                 token_count=tokens.count_message(m, model),
                 content_hash=h,
+                created_at=now,
             )
             for offset, (m, h) in enumerate(
                 zip(cleaned[alignment.new_from :], hashes[alignment.new_from :], strict=True)
             )
         ]
-        if rows:
-            Message.objects.bulk_create(rows)
-        changes = {"updated_at": timezone.now()}
+        sql.insert_rows(Message, rows)
+        changes = {"updated_at": now}
         if alignment.diverged_at is not None:
-            changes.update(diverged_at_position=alignment.diverged_at, diverged_at=timezone.now())
+            changes.update(diverged_at_position=alignment.diverged_at, diverged_at=now)
             session.diverged_at_position = changes["diverged_at_position"]
             session.diverged_at = changes["diverged_at"]
         sql.update(Session, session.pk, **changes)

@@ -55,33 +55,30 @@ def lock(model, pk) -> None:
             cursor.execute(sql, [pk])
 
 
-def _prepared(model, values: dict) -> tuple[list[str], list]:
-    fields = [model._meta.get_field(name) for name in values]
+def insert_rows(model, rows: list) -> None:
+    """Store ``model`` instances as new rows, as ``bulk_create`` would (``auto_now_add`` aside:
+    give such a field its value), without reading back their ids."""
+    if not rows:
+        return
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
     params = [
-        f.get_db_prep_save(v, connection) for f, v in zip(fields, values.values(), strict=True)
+        [f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields] for row in rows
     ]
-    return [_quote(f.column) for f in fields], params
-
-
-def insert(model, /, **values) -> None:
-    """One ``model`` row of these field values (a foreign key's by its id), stored as the ORM
-    stores them; the fields not given take their defaults (``auto_now_add`` is not applied)."""
-    for field in model._meta.concrete_fields:
-        if field.name not in values and not field.primary_key:
-            values[field.name] = field.get_default()
-    columns, params = _prepared(model, values)
     sql = (
-        f"INSERT INTO {_quote(model._meta.db_table)} ({', '.join(columns)}) "
-        f"VALUES ({', '.join(['%s'] * len(params))})"
+        f"INSERT INTO {_quote(model._meta.db_table)} ({', '.join(_quote(f.column) for f in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))})"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.executemany(sql, params)
 
 
 def update(model, pk, /, **values) -> None:
     """Set these field values on the ``model`` row ``pk``."""
-    columns, params = _prepared(model, values)
-    assignments = ", ".join(f"{c} = %s" for c in columns)
+    fields = [model._meta.get_field(name) for name in values]
+    params = [
+        f.get_db_prep_save(v, connection) for f, v in zip(fields, values.values(), strict=True)
+    ]
+    assignments = ", ".join(f"{_quote(f.column)} = %s" for f in fields)
     sql = f"UPDATE {_quote(model._meta.db_table)} SET {assignments} WHERE {_quote(model._meta.pk.column)} = %s"
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, pk])

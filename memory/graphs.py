@@ -22,7 +22,8 @@ from memory.graph.types import (
 )
 from memory.graph.types import Edge as GraphEdge
 from memory.graph.types import Node as GraphNode
-from memory.models import DecisionTransition, Edge, Node, Session
+from memory.models import DecisionTransition, Edge, Message, Node, Session
+from tokenmizer_site import sql
 
 # Domain node fields: those with a column of the same name, the rest kept in the row's `extra`.
 _DOMAIN_FIELDS = {f.name for f in dataclasses.fields(GraphNode)} - {"type", "evidence"}
@@ -64,12 +65,14 @@ def _graph_node(row: Node) -> GraphNode:
 
 def _load(session: Session) -> tuple[Graph, dict]:
     """The graph, and its node rows by key (so saving need not read them again)."""
-    rows = {(NodeType(n.type), n.key): n for n in session.nodes.all()}
+    # Plain SQL: a job loads the graph after every exchange, and compiling the ORM's queries
+    # took longer than running them.
+    rows = {(NodeType(n.type), n.key): n for n in sql.rows(Node, "session", session.pk)}
     by_pk = {n.pk: key for key, n in rows.items()}
     graph = Graph(high_water=session.high_water)
     for key, row in rows.items():
         graph.nodes[key] = _graph_node(row)
-    for e in session.edges.all():
+    for e in sql.rows(Edge, "session", session.pk):
         edge = GraphEdge(
             source=by_pk[e.source_id],
             target=by_pk[e.target_id],
@@ -78,7 +81,7 @@ def _load(session: Session) -> tuple[Graph, dict]:
             retired_at=to_stamp(e.retired_at),
         )
         graph.edges[edge.key] = edge
-    for t in session.transitions.order_by("sequence"):
+    for t in sql.rows(DecisionTransition, "session", session.pk, order_by=("sequence",)):
         graph.transitions.append(
             Transition(
                 old_label=t.old_label,
@@ -127,14 +130,14 @@ def _row_values(node: GraphNode, message_ids: dict[int, int]) -> dict:
 
 
 def _message_ids(session: Session, positions: set[int]) -> dict[int, int]:
-    rows = session.messages.filter(position__in=positions).values_list("position", "pk")
-    return dict(rows) if positions else {}
+    return sql.pairs(Message, "session", session.pk, "position", "id", among=positions)
 
 
 def _save_nodes(session: Session, graph: Graph, existing: dict) -> tuple[dict, bool]:
     """Upsert the graph's nodes; their ids by key, and whether anything changed."""
     gone = [row.pk for key, row in existing.items() if key not in graph.nodes]
-    Node.objects.filter(pk__in=gone).delete()
+    if gone:
+        Node.objects.filter(pk__in=gone).delete()
     message_ids = _message_ids(session, {n.evidence.position for n in graph.nodes.values()})
     to_create, to_update, changed_fields = [], [], set()
     for key, node in graph.nodes.items():
@@ -150,47 +153,52 @@ def _save_nodes(session: Session, graph: Graph, existing: dict) -> tuple[dict, b
             to_update.append(row)
             changed_fields.update(changed)
     Node.objects.bulk_create(to_create)
-    if to_update:  # only the columns that changed: an extraction mostly moves a few
-        Node.objects.bulk_update(to_update, sorted(changed_fields))
+    # Only the columns that changed: an extraction mostly moves a few.
+    sql.update_rows(Node, to_update, sorted(changed_fields))
     ids = {key: row.pk for key, row in existing.items() if key in graph.nodes}
     ids.update({(NodeType(n.type), n.key): n.pk for n in to_create})
     return ids, bool(gone or to_create or to_update)
 
 
 def _save_edges(session: Session, graph: Graph, node_ids: dict) -> bool:
-    existing = {(e.source_id, e.target_id, e.type): e for e in session.edges.all()}
+    existing = {
+        (e.source_id, e.target_id, e.type): e for e in sql.rows(Edge, "session", session.pk)
+    }
     wanted = {}
     for edge in graph.edges.values():
         if edge.source in node_ids and edge.target in node_ids:
             wanted[(node_ids[edge.source], node_ids[edge.target], str(edge.type))] = edge
     gone = [e.pk for k, e in existing.items() if k not in wanted]
-    Edge.objects.filter(pk__in=gone).delete()
-    changed = bool(gone)
+    if gone:
+        Edge.objects.filter(pk__in=gone).delete()
+    created, retired = [], []
     for (source, target, kind), edge in wanted.items():
         row = existing.get((source, target, kind))
-        retired = to_datetime(edge.retired_at)
+        retired_at = to_datetime(edge.retired_at)
         if row is None:
-            Edge.objects.create(
-                session=session,
-                source_id=source,
-                target_id=target,
-                type=kind,
-                recorded_at=to_datetime(edge.recorded_at),
-                retired_at=retired,
+            created.append(
+                Edge(
+                    session=session,
+                    source_id=source,
+                    target_id=target,
+                    type=kind,
+                    recorded_at=to_datetime(edge.recorded_at),
+                    retired_at=retired_at,
+                )
             )
-            changed = True
-        elif row.retired_at != retired:
-            row.retired_at = retired
-            row.save(update_fields=["retired_at"])
-            changed = True
-    return changed
+        elif row.retired_at != retired_at:
+            row.retired_at = retired_at
+            retired.append(row)
+    sql.insert_rows(Edge, created)
+    sql.update_rows(Edge, retired, ["retired_at"])
+    return bool(gone or created or retired)
 
 
 def _save_transitions(session: Session, graph: Graph, node_ids: dict, actor_user=None) -> bool:
-    stored = session.transitions.count()
+    stored = sql.count(DecisionTransition, "session", session.pk)
     new = graph.transitions[stored:]
     message_ids = _message_ids(session, {t.trigger for t in new})
-    DecisionTransition.objects.bulk_create(
+    rows = [
         DecisionTransition(
             session=session,
             sequence=sequence,
@@ -211,7 +219,8 @@ def _save_transitions(session: Session, graph: Graph, node_ids: dict, actor_user
             at=to_datetime(t.at),
         )
         for sequence, t in enumerate(new, start=stored)
-    )
+    ]
+    sql.insert_rows(DecisionTransition, rows)
     return bool(new)
 
 

@@ -44,6 +44,29 @@ def column_values(model, field: str, value, column: str, order_by: str) -> list:
         return [found for (found,) in cursor.fetchall()]
 
 
+def pairs(model, field: str, value, key: str, column: str, among=None) -> dict:
+    """``{key: column}`` of the ``model`` rows whose ``field`` holds ``value`` and, with ``among``,
+    whose ``key`` is one of ``among``."""
+    meta = model._meta
+
+    def name(f: str) -> str:
+        return _quote(meta.get_field(f).column)
+
+    sql = (
+        f"SELECT {name(key)}, {name(column)} FROM {_quote(meta.db_table)} WHERE {name(field)} = %s"
+    )
+    params = [value]
+    if among is not None:
+        among = list(among)
+        if not among:
+            return {}
+        sql += f" AND {name(key)} IN ({', '.join(['%s'] * len(among))})"
+        params += among
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return dict(cursor.fetchall())
+
+
 def lock(model, pk) -> None:
     """Lock the ``model`` row ``pk`` until the transaction ends (where the database can)."""
     if connection.features.has_select_for_update:
@@ -82,3 +105,30 @@ def update(model, pk, /, **values) -> None:
     sql = f"UPDATE {_quote(model._meta.db_table)} SET {assignments} WHERE {_quote(model._meta.pk.column)} = %s"
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, pk])
+
+
+def update_rows(model, rows: list, fields: list[str]) -> None:
+    """Write ``fields`` of these ``model`` instances to their rows, one statement for all."""
+    if not rows:
+        return
+    meta = model._meta
+    targets = [meta.get_field(name) for name in fields]
+    sql = (
+        f"UPDATE {_quote(meta.db_table)} SET {', '.join(f'{_quote(f.column)} = %s' for f in targets)} "
+        f"WHERE {_quote(meta.pk.column)} = %s"
+    )
+    params = [
+        [*(f.get_db_prep_save(getattr(row, f.attname), connection) for f in targets), row.pk]
+        for row in rows
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
+
+
+def count(model, field: str, value) -> int:
+    """How many ``model`` rows hold ``value`` in ``field``."""
+    meta = model._meta
+    sql = f"SELECT COUNT(*) FROM {_quote(meta.db_table)} WHERE {_quote(meta.get_field(field).column)} = %s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value])
+        return cursor.fetchone()[0]

@@ -130,7 +130,7 @@ def _row_values(node: GraphNode, message_ids: dict[int, int]) -> dict:
 
 
 def _message_ids(session: Session, positions: set[int]) -> dict[int, int]:
-    return sql.pairs(Message, "session", session.pk, "position", "id", among=positions)
+    return sql.pairs(Message, "session", session.pk, "position", "id", positions)
 
 
 def _save_nodes(session: Session, graph: Graph, existing: dict) -> tuple[dict, bool]:

@@ -94,10 +94,9 @@ def record_messages(session: Session, messages: list[dict], model: str | None = 
             )
         ]
         sql.insert_rows(Message, rows)
-        changes = {"updated_at": now}
+        session.updated_at, changed = now, ["updated_at"]
         if alignment.diverged_at is not None:
-            changes.update(diverged_at_position=alignment.diverged_at, diverged_at=now)
-            session.diverged_at_position = changes["diverged_at_position"]
-            session.diverged_at = changes["diverged_at"]
-        sql.update(Session, session.pk, **changes)
+            session.diverged_at_position, session.diverged_at = alignment.diverged_at, now
+            changed += ["diverged_at_position", "diverged_at"]
+        sql.update_rows(Session, [session], changed)
     return Recorded(new=rows, diverged_at=alignment.diverged_at)

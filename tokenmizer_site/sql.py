@@ -7,19 +7,31 @@ from __future__ import annotations
 from django.db import connection
 
 
-def _quote(name: str) -> str:
-    return connection.ops.quote_name(name)
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _column(model, name: str) -> str:
+    return connection.ops.quote_name(model._meta.get_field(name).column)
+
+
+def _fetch(sql: str, params: list) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _write_many(sql: str, params: list[list]) -> None:
+    if params:
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
 
 
 def rows(model, field: str, value, order_by: tuple[str, ...] = (), limit: int | None = None):
     """The ``model`` instances whose ``field`` holds ``value``, as the ORM would build them."""
-
-    def column(name: str) -> str:
-        return _quote(model._meta.get_field(name).column)
-
-    sql = f"SELECT * FROM {_quote(model._meta.db_table)} WHERE {column(field)} = %s"
+    sql = f"SELECT * FROM {_table(model)} WHERE {_column(model, field)} = %s"
     if order_by:
-        sql += " ORDER BY " + ", ".join(column(name) for name in order_by)
+        sql += " ORDER BY " + ", ".join(_column(model, name) for name in order_by)
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     return list(model.objects.raw(sql, [value]))
@@ -33,102 +45,66 @@ def row(model, field: str, value):
 
 def column_values(model, field: str, value, column: str, order_by: str) -> list:
     """One column of the ``model`` rows whose ``field`` holds ``value``, in ``order_by`` order."""
-    meta = model._meta
     sql = (
-        f"SELECT {_quote(meta.get_field(column).column)} FROM {_quote(meta.db_table)} "
-        f"WHERE {_quote(meta.get_field(field).column)} = %s "
-        f"ORDER BY {_quote(meta.get_field(order_by).column)}"
+        f"SELECT {_column(model, column)} FROM {_table(model)} WHERE {_column(model, field)} = %s "
+        f"ORDER BY {_column(model, order_by)}"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [value])
-        return [found for (found,) in cursor.fetchall()]
+    return [found for (found,) in _fetch(sql, [value])]
 
 
-def pairs(model, field: str, value, key: str, column: str, among=None) -> dict:
-    """``{key: column}`` of the ``model`` rows whose ``field`` holds ``value`` and, with ``among``,
-    whose ``key`` is one of ``among``."""
-    meta = model._meta
-
-    def name(f: str) -> str:
-        return _quote(meta.get_field(f).column)
-
+def pairs(model, field: str, value, key: str, column: str, among) -> dict:
+    """``{key: column}`` of the ``model`` rows whose ``field`` holds ``value`` and whose ``key``
+    is one of ``among``."""
+    among = list(among)
+    if not among:
+        return {}
     sql = (
-        f"SELECT {name(key)}, {name(column)} FROM {_quote(meta.db_table)} WHERE {name(field)} = %s"
+        f"SELECT {_column(model, key)}, {_column(model, column)} FROM {_table(model)} "
+        f"WHERE {_column(model, field)} = %s AND {_column(model, key)} IN "
+        f"({', '.join(['%s'] * len(among))})"
     )
-    params = [value]
-    if among is not None:
-        among = list(among)
-        if not among:
-            return {}
-        sql += f" AND {name(key)} IN ({', '.join(['%s'] * len(among))})"
-        params += among
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return dict(cursor.fetchall())
+    return dict(_fetch(sql, [value, *among]))
+
+
+def count(model, field: str, value) -> int:
+    """How many ``model`` rows hold ``value`` in ``field``."""
+    sql = f"SELECT COUNT(*) FROM {_table(model)} WHERE {_column(model, field)} = %s"
+    return _fetch(sql, [value])[0][0]
 
 
 def lock(model, pk) -> None:
     """Lock the ``model`` row ``pk`` until the transaction ends (where the database can)."""
     if connection.features.has_select_for_update:
-        meta = model._meta
-        sql = (
-            f"SELECT 1 FROM {_quote(meta.db_table)} WHERE {_quote(meta.pk.column)} = %s FOR UPDATE"
+        _fetch(
+            f"SELECT 1 FROM {_table(model)} WHERE {_column(model, model._meta.pk.name)} = %s FOR UPDATE",
+            [pk],
         )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [pk])
 
 
 def insert_rows(model, rows: list) -> None:
     """Store ``model`` instances as new rows, as ``bulk_create`` would (``auto_now_add`` aside:
     give such a field its value), without reading back their ids."""
-    if not rows:
-        return
     fields = [f for f in model._meta.concrete_fields if not f.primary_key]
-    params = [
-        [f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields] for row in rows
-    ]
     sql = (
-        f"INSERT INTO {_quote(model._meta.db_table)} ({', '.join(_quote(f.column) for f in fields)}) "
+        f"INSERT INTO {_table(model)} ({', '.join(_column(model, f.name) for f in fields)}) "
         f"VALUES ({', '.join(['%s'] * len(fields))})"
     )
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
-
-
-def update(model, pk, /, **values) -> None:
-    """Set these field values on the ``model`` row ``pk``."""
-    fields = [model._meta.get_field(name) for name in values]
-    params = [
-        f.get_db_prep_save(v, connection) for f, v in zip(fields, values.values(), strict=True)
-    ]
-    assignments = ", ".join(f"{_quote(f.column)} = %s" for f in fields)
-    sql = f"UPDATE {_quote(model._meta.db_table)} SET {assignments} WHERE {_quote(model._meta.pk.column)} = %s"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, pk])
+    _write_many(
+        sql, [[f.get_db_prep_save(getattr(r, f.attname), connection) for f in fields] for r in rows]
+    )
 
 
 def update_rows(model, rows: list, fields: list[str]) -> None:
     """Write ``fields`` of these ``model`` instances to their rows, one statement for all."""
-    if not rows:
-        return
-    meta = model._meta
-    targets = [meta.get_field(name) for name in fields]
+    targets = [model._meta.get_field(name) for name in fields]
+    assignments = ", ".join(f"{_column(model, f.name)} = %s" for f in targets)
     sql = (
-        f"UPDATE {_quote(meta.db_table)} SET {', '.join(f'{_quote(f.column)} = %s' for f in targets)} "
-        f"WHERE {_quote(meta.pk.column)} = %s"
+        f"UPDATE {_table(model)} SET {assignments} WHERE {_column(model, model._meta.pk.name)} = %s"
     )
-    params = [
-        [*(f.get_db_prep_save(getattr(row, f.attname), connection) for f in targets), row.pk]
-        for row in rows
-    ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
-
-
-def count(model, field: str, value) -> int:
-    """How many ``model`` rows hold ``value`` in ``field``."""
-    meta = model._meta
-    sql = f"SELECT COUNT(*) FROM {_quote(meta.db_table)} WHERE {_quote(meta.get_field(field).column)} = %s"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [value])
-        return cursor.fetchone()[0]
+    _write_many(
+        sql,
+        [
+            [*(f.get_db_prep_save(getattr(r, f.attname), connection) for f in targets), r.pk]
+            for r in rows
+        ],
+    )

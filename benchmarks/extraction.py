@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import gc
 import hashlib
+import importlib
 import json
 import os
+import pkgutil
 import platform
 import subprocess
 import sys
@@ -18,6 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from statistics import mean, median
 
+import memory.graph
 from benchmarks import scoring
 from benchmarks.baselines import BASELINES, count_tokens
 from benchmarks.scaling import generated_session
@@ -29,6 +32,7 @@ from memory.graph.types import EdgeType, Graph, NodeKey, NodeType, Status, Turn
 
 METHOD = "tokenmizer"
 WARM_UP_TURNS = 200
+TIMING_RUNS = 3
 TIERS = ("critical", "standard", "full")
 TABLE_III_SESSIONS = ("fastapi_auth", "react_dashboard", "ml_pipeline")
 PAPER_RESULTS = "results_v3_code-0.3.1.json"
@@ -77,14 +81,36 @@ def warm_up() -> None:
     render_tiers(build_graph(generated_session(WARM_UP_TURNS)))
 
 
+def _per_text_caches() -> list:
+    """The extractor's memoized functions (labels, clauses, paths...), to empty between timings."""
+    modules = [
+        importlib.import_module(f"memory.graph.{m.name}")
+        for m in pkgutil.iter_modules(memory.graph.__path__)
+    ]
+    return [f for module in modules for f in vars(module).values() if hasattr(f, "cache_clear")]
+
+
+def timed_extraction(turns: list[Turn]) -> tuple[Graph, dict, float]:
+    """The graph, its labels and the ms extraction took: the least of ``TIMING_RUNS`` runs, each
+    from nothing, with every per-text cache emptied first (a first reading of the session each
+    time). On a shared 2-core machine one run mostly measures the neighbours; the least of a
+    few is the extractor's own time."""
+    best = None
+    for _ in range(TIMING_RUNS):
+        for cache in _per_text_caches():
+            cache.cache_clear()
+        gc.collect()  # as the scaling curve does: no collection left over from the run before
+        start = time.perf_counter()
+        graph = build_graph(turns)
+        extracted = category_labels(graph)
+        ms = (time.perf_counter() - start) * 1000
+        best = ms if best is None else min(best, ms)
+    return graph, extracted, best
+
+
 def run_method(session: Session) -> dict:
     """Extract one session with the method; time extraction and rendering separately."""
-    turns = turns_of(session)
-    gc.collect()  # as the scaling curve does: no collection left over from the session before
-    start = time.perf_counter()
-    graph = build_graph(turns)
-    extracted = category_labels(graph)
-    extract_ms = (time.perf_counter() - start) * 1000
+    graph, extracted, extract_ms = timed_extraction(turns_of(session))
     start = time.perf_counter()
     tiers = render_tiers(graph)
     render_ms = (time.perf_counter() - start) * 1000
@@ -346,7 +372,8 @@ def run_metadata(corpus: Corpus) -> dict:
             "sha256": hashlib.sha256("".join(sorted(corpus.hashes.values())).encode()).hexdigest(),
         },
         "tokenizer": "cl100k_base (memory.graph.tokens)",
-        "warm_up": f"one generated {WARM_UP_TURNS}-turn session before timing",
+        "timing": f"after one generated {WARM_UP_TURNS}-turn session; per session, the least of "
+        f"{TIMING_RUNS} runs from nothing with the per-text caches emptied",
         "coverage_threshold": scoring.COVERAGE_THRESHOLD,
         "substring_min": scoring.SUBSTRING_MIN,
         "bootstrap": {"draws": scoring.BOOTSTRAP_DRAWS, "seed": scoring.BOOTSTRAP_SEED},

@@ -160,7 +160,7 @@ def _check_rate(exchange: Exchange) -> None:
     project, forwarded = exchange.key.project, exchange.forwarded
     if forwarded.at_most() > project.tokens_per_minute:
         forwarded.exact()  # it could use up the key's whole minute alone: count it first
-    exchange.charged = forwarded.counted
+    exchange.charged = forwarded.counted()
     wait = limits.retry_after(
         exchange.key.pk, project.requests_per_minute, project.tokens_per_minute, exchange.charged
     )

@@ -326,14 +326,16 @@ class Tally:
     def plus(self, tokens: int) -> Tally:
         return Tally(self._counts, self._extra + tokens)
 
-    @property
     def counted(self) -> int:
         """The tokens known without tokenizing anything more."""
         known = (c if isinstance(c, int) else c._value for c in self._counts)
         return self._extra + sum(c for c in known if c is not None)
 
     def at_most(self) -> int:
-        known = (c if isinstance(c, int) else c._value or c.bound for c in self._counts)
+        known = (
+            c if isinstance(c, int) else c.bound if c._value is None else c._value
+            for c in self._counts
+        )
         return self._extra + sum(known)
 
     def exact(self) -> int:

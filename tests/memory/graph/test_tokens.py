@@ -230,7 +230,7 @@ def test_shapes_the_size_does_not_bound_are_counted_at_once():
     message = {"role": "user", "content": [{"type": "text", "text": "look"}, image]}
     assert tokens.most_tokens(message) is None
     tally = tokens.tally([message], "gpt-4o")
-    assert tally.counted == tally.exact() == tokens.count_messages([message], "gpt-4o")
+    assert tally.counted() == tally.exact() == tokens.count_messages([message], "gpt-4o")
 
 
 def test_a_tally_tokenizes_only_what_its_question_needs(monkeypatch):
@@ -246,16 +246,16 @@ def test_a_tally_tokenizes_only_what_its_question_needs(monkeypatch):
     assert tally.over(100)  # its size is over: counted, and it is over
     assert tally.exact() == tokens.count_messages(messages, "gpt-4o") > 100
     counted = len(encoded)
-    assert tally.exact() == tally.counted == tally.at_most()  # counted once, then known
+    assert tally.exact() == tally.counted() == tally.at_most()  # counted once, then known
     assert len(encoded) == counted
 
 
 def test_a_tally_of_a_resent_conversation_knows_what_the_last_one_counted():
     history = [{"role": "user", "content": f"tally message {i} " * 30} for i in range(3)]
     first = tokens.tally(history, "gpt-4o", "conv-resent")
-    assert first.counted == tokens.REPLY_PRIMING  # nothing counted yet
+    assert first.counted() == tokens.REPLY_PRIMING  # nothing counted yet
     exact = first.exact()
     again = tokens.tally([*history, {"role": "user", "content": "ok"}], "gpt-4o", "conv-resent")
-    assert again.counted == exact  # the shared start took the counts made for the first
+    assert again.counted() == exact  # the shared start took the counts made for the first
     ok = tokens.count_message({"role": "user", "content": "ok"}, "gpt-4o")
     assert again.plus(10).exact() == exact + ok + 10

@@ -104,14 +104,10 @@ def _when_quiet(session_id: int, queued_at: float) -> None:
     until the process has served no request for ``TOKENMIZER_EXTRACTION_DELAY_MS``, but no longer
     than ``TOKENMIZER_EXTRACTION_MAX_DELAY_MS`` after the exchange that queued it."""
     latest = queued_at + settings.TOKENMIZER_EXTRACTION_MAX_DELAY_MS / 1000
-    wait = min(
-        settings.TOKENMIZER_EXTRACTION_DELAY_MS / 1000 - activity.quiet_for(),
-        latest - time.monotonic(),
-    )
-    if wait > 0:
-        threading.Timer(wait, _when_quiet, (session_id, queued_at)).start()
-    else:
-        _run_eager(session_id)
+    quiet = settings.TOKENMIZER_EXTRACTION_DELAY_MS / 1000
+    while (wait := min(quiet - activity.quiet_for(), latest - time.monotonic())) > 0:
+        time.sleep(wait)
+    _run_eager(session_id)
 
 
 def _run_eager(session_id: int) -> None:

@@ -366,7 +366,9 @@ DECISION = _lexicon(
     r"\bgoing back to\b",
     r"\bwe(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
     r"make|standardi[sz]e|rely|host|store|put|send|ship|default|let|leave|report|pin|cap|limit|"
-    r"tile|partition|dedupe|cache|buffer|batch|split|serve|show|require|allow|block|skip)\b",
+    r"tile|partition|dedupe|cache|buffer|batch|split|serve|show|require|allow|block|skip|"
+    # Terms set for others: "we'll sell it at 24.50", "we'll give them the cleaned version".
+    r"sell|charge|price|offer|bill|give|accept|reject)\b",
     # One person's "I'll send the summary", "I'll ship it in 2.4.2" is work they take on.
     r"\bi(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
     r"standardi[sz]e|rely|host|store|put|default|let|leave|pin|cap|limit|tile|partition|dedupe|"
@@ -401,6 +403,17 @@ DECISION = _lexicon(
     r"(?:best|better) (?:option|choice|bet|fit)|"
     r"more practical|more safe|safer bet)\b",
     r"\bmakes? (?:more )?sense\b",
+    # An option judged acceptable as it is: "hardcoding the locale is totally fine", "path refs
+    # are fine while it's one repo", "a 90-day notice is acceptable". Not "it's fine", "which is
+    # fine" (a reaction), nor "is fine now" (a problem gone).
+    r"(?:is|are)(?<!\bit is)(?<!\bthat is)(?<!\bthis is)(?<!\bwhich is)(?<!\bwhat is)"
+    r"(?<!\beverything is)(?<!\bthey are) (?:totally |perfectly |absolutely |completely |also )?"
+    r"(?:fine(?! with\b)|acceptable|good enough)\b(?! now\b| again\b| by me\b)",
+    # An option dropped, stated as its going: "the midterms go away", "the reflection has to go",
+    # "the hake comes off the menu". Not "the warning goes away when I pin it" (a finding).
+    r"(?:goes|go) away\b(?! (?:when|if|after|once|with|on|as soon|by itself|again)\b)",
+    r"(?:has|have) to go\b(?! (?:to|through|back|out|in|on|up|down|over|via|into|first)\b)",
+    r"comes? off\b(?! (?:as|well|badly|fine|the (?:wall|hinge|rails))\b)",
     r"\bmy vote (?:is |goes )?(?:for|to)\b",
     r"\bgets my vote\b",
     r"\bthe winner is\b",
@@ -519,7 +532,7 @@ DECISION = _lexicon(
 # a choice in force, except in the opening message, where it describes how things stand ("we ship
 # a notes app", "we're training a detector") before anything is decided.
 TEAM_PRACTICE = _lexicon(
-    r"(?:^|\bso |\band |\bthen |, )we (?:now |only |always |also )?(?!(?:have|had|need|want|see|"
+    r"(?:^|\bso |\band |\bthen |, |\bi think )we (?:now |only |always |also )?(?!(?:have|had|need|want|see|"
     r"get|got|know|think|hope|can|could|should|would|will|might|may|must|do|don't|did|didn't|are|"
     r"were|was|still|never|noticed|tried|found|lost|hit|talked|just|then|ran|spent|managed|"
     r"already|probably|really|kind|sort|haven't|aren't|weren't|can't|won't|all|both|only|even|"
@@ -974,6 +987,23 @@ ERROR = _lexicon(
     r"(?:passwords?|secrets?|tokens?|keys?|credentials) (?:\w+ ){0,3}in plain ?text\b",
     r"show(?:s|ed|ing)? (?:the )?(?:old|stale|outdated|previous) \w+",
     r"(?:didn't|did not|doesn't|does not|won't|never) (?:\w+ )?(?:go off|arrive)\b",
+    # The people served, upset: "customers are furious", "players keep complaining".
+    r"(?:customers|users|clients|people|players|students|members|buyers|readers|staff|guests|"
+    r"patients|employers|subscribers) (?:are |were |keep |have been |started |already )?"
+    r"(?:furious|angry|upset|frustrated|complaining|complain(?:ed)?)\b",
+    # Abnormal ends: "the github action died on it", "Aborted with 2 warnings".
+    r"died\b",
+    r"abort(?:s|ed)\b(?! (?:the|it|a|an|my|our|this|that)\b)",
+    r"(?:is|are|was|were) (?:still )?undefined\b",
+    # Refused to the user: "the portal won't let me save", "it doesn't let us log in".
+    r"(?:won't|doesn't|does not|will not|wouldn't|didn't) let (?:me|us|them|users?|people|anyone)\b",
+    # Out of reach: "412 jobs just aren't searchable today", "the button isn't clickable".
+    r"(?:isn't|aren't|wasn't|weren't) (?:just |even |really |actually )?(?:searchable|clickable|"
+    r"visible|reachable|accessible|findable|editable|selectable)\b",
+    # State lost on its own: "their cart empties", "the form goes blank", "it logs me out".
+    r"(?:empties|emptied)\b(?! (?:the|it|a|an|my|our|this|that)\b)",
+    r"(?:goes|went|going) blank\b",
+    r"(?:logs?|logged|kicks?|kicked|signs?|signed) (?:me|us|them|users|people|everyone) out\b",
 )
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".

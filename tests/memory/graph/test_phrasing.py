@@ -1086,3 +1086,73 @@ def test_one_persons_i_will_send_or_ship_is_work_taken_on(text: str, task: str) 
 def test_the_teams_we_will_send_stays_a_decision() -> None:
     assert _labels("We'll send alerts to the ops channel.", NodeType.DECISION)
     assert _labels("I'll put the workers on spot instances.", NodeType.DECISION)
+
+
+# ----- problems told as behaviour: people upset, a thing that died, a refusal, state lost -----
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The gym members are furious about the double booking.",
+        "Subscribers keep complaining that the digest arrives twice.",
+        "The nightly render job died halfway through the second reel.",
+        "Compilation aborted with 3 warnings treated as errors.",
+        "The variable 'tenantRegion' is undefined in the template.",
+        "The booking form won't let me reserve a Sunday slot.",
+        "Half the recipes just aren't searchable since the migration.",
+        "The basket empties whenever a shopper switches language.",
+        "The survey page goes blank after the third question.",
+        "The kiosk app logs everyone out at midnight.",
+    ],
+)
+def test_behaviour_gone_wrong_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I aborted the import before it touched the archive.",  # an action, not a failure
+        "The cashier empties the till at closing.",
+        "Nobody died, the rehearsal just ran long.",
+    ],
+)
+def test_near_misses_are_not_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+
+
+# ----- decisions as a verdict or a removal: "X is fine", "X goes away", "X has to go" ---------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Printing the tickets in black and white is totally fine, nobody keeps them.",
+        "A shared spreadsheet is fine while the club has twelve members.",
+        "Two-week delivery is acceptable for the spring catalogue.",
+        "Hand-written labels are good enough for the pilot greenhouse.",
+        "The welcome dinner goes away, the budget covers one reception only.",
+        "So the paper sign-up sheet has to go.",
+        "The lamb shank comes off the lunch menu in March.",
+        "We'll sell the early-bird passes at 40 euros.",
+        "We'll give the volunteers the printed schedule, not the app.",
+        "So I think we close the library at six on Fridays.",
+    ],
+)
+def test_verdict_or_removal_is_a_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The projector is fine now, it was the cable.",  # a problem gone
+        "That is fine, thanks.",  # a reaction
+        "The treasurer is fine with both venues.",  # someone's consent, no option taken
+        "The rash goes away after a couple of days.",  # a finding
+        "I have to go to the bank first.",
+    ],
+)
+def test_verdict_near_misses_are_not_decisions(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == [], text

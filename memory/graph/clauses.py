@@ -58,7 +58,10 @@ _SEQUENCING = re.compile(
 # "That was it" after a suggestion: the problem it addressed is solved.
 _CONFIRMED_FIX = re.compile(
     r"^(?:that|this|it)(?:'s| was| is)? (?:was it|it|fixed it|did it|did the trick|worked|solved it|"
-    r"sorted it|the fix|the problem|the issue)\b",
+    r"sorted it|the fix|the problem|the issue)\b|"
+    # The suggestion named: "interpolate did it", "the longer timeout did the trick".
+    r"^(?!(?:i|we|you|they|he|she|nobody|someone|somebody|who|what)\b)(?:the )?[\w.+/-]+"
+    r"(?: [\w.+/-]+)? (?:did it|did the trick|fixed it|sorted it|was the fix)\b",
     re.IGNORECASE,
 )
 # Results an investigation established.

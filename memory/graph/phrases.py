@@ -403,6 +403,9 @@ DECISION = _lexicon(
     r"(?:best|better) (?:option|choice|bet|fit)|"
     r"more practical|more safe|safer bet)\b",
     r"\bmakes? (?:more )?sense\b",
+    # Committed to: "per household for sure", "the lineup is final", "the date is locked in".
+    r"\bfor sure\b(?<!know for sure)(?<!say for sure)(?<!tell for sure)",
+    r"\b(?:is|are) (?:now )?(?:final|locked in|set in stone)\b",
     # An option judged acceptable as it is: "hardcoding the locale is totally fine", "path refs
     # are fine while it's one repo", "a 90-day notice is acceptable". Not "it's fine", "which is
     # fine" (a reaction), nor "is fine now" (a problem gone).
@@ -695,7 +698,11 @@ DONE_SUCCESS = _lexicon(
     r"\b(?:finished|succeeded|succeeds|compiles|survives|survived)\b",
     r"\b(?:went|goes|go|ran|runs) through\b",
     r"\b(?:fits|fit|loads|load|loaded|shows|show|lands|land|runs|run|ran|starts|boots|connects|"
-    r"syncs|renders|builds|plans) (?:\S+ ){0,4}(?:now|again|fine|nicely|cleanly|correctly)\b",
+    r"syncs|renders|builds|plans|matches|match|appears|appear|arrives|arrive|comes through|"
+    r"come through) (?:\S+ ){0,4}(?:now|again|fine|nicely|cleanly|correctly)\b",
+    # Figures that reconciled: "the counts matched", "the checksums all matched". The present
+    # tense is as often the check still to run ("verify the row counts match").
+    r"\b(?:counts?|totals?|numbers|checksums?|hashes|sums|balances) (?:all )?matched\b",
     r"\b(?:fits|fit) (?:nicely|in memory|in \d)",
     r"\b\w+ed (?:fine|cleanly|successfully)\b",
     r"\b(?:looks?|is|are|feels?) (?:\w+ )?(?:right|fine|good|correct) now\b",
@@ -785,6 +792,14 @@ PENDING = _lexicon(
     r"\b(?:goes|go|ships?|launch(?:es)?|lands?|is due|due|happens) (?:out |live )?(?:on |by |in )?"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d",
     r"\bpick (?:it|this|that) up\b",
+    # Work promised by someone else: "she'll send it Thursday", "they'll review the draft".
+    r"\b(?:he|she|they)(?:'ll| will) (?:also )?(?:send|write|review|check|look|finish|share|draft|"
+    r"update|fix|call|email|ping|bring|sort|handle|book|order|schedule|prepare|test|deploy|merge|"
+    r"sign|approve|confirm|reply|get back|set up|follow up)\b",
+    # Work handed out: "the missing pages are assigned to the owning teams".
+    r"\b(?:is|are|was|were|got|been) (?:now |already )?(?:assigned|handed|delegated) to\b",
+    # A decision still to be taken by someone: "the head of school decides on the budget in January".
+    r"\b(?:decides|will decide|is deciding|are deciding|gets to decide) (?:on|about|whether|if)\b",
     r"\bstill (?:investigating|analy[sz]ing|looking|working|monitoring|waiting|reviewing|"
     r"debugging|testing|evaluating)\b",
     r"\bremains? (?:open|to be)\b",
@@ -1004,6 +1019,17 @@ ERROR = _lexicon(
     r"(?:empties|emptied)\b(?! (?:the|it|a|an|my|our|this|that)\b)",
     r"(?:goes|went|going) blank\b",
     r"(?:logs?|logged|kicks?|kicked|signs?|signed) (?:me|us|them|users|people|everyone) out\b",
+    # A figure judged impossible: "March shows 140%, which is impossible".
+    r"(?:is|are|was|were|looks?|seems?) (?:\w+ )?(?:impossible|nonsense|nonsensical|absurd|"
+    r"implausible)\b",
+    # Duplicated data: "a third of the attempts had a duplicate".
+    r"(?:has|have|had|got|getting) (?:a |some |\d+ )?duplicates?\b",
+    # Done to the data behind everyone's back: "60 tickets got auto-closed", "got wiped".
+    r"got (?:auto-?[a-z]+|accidentally [a-z]+|wiped|overwritten|double-[a-z]+)\b",
+    # Behaviour nobody can explain: "for some reason the export skips Mondays".
+    r"for some reason\b",
+    # Figures that do not reconcile: "the totals don't add up", "the two ledgers never tally".
+    r"(?:don't|doesn't|do not|does not|didn't|won't|never) (?:add up|reconcile|tally)\b",
 )
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".

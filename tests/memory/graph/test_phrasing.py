@@ -1156,3 +1156,80 @@ def test_verdict_or_removal_is_a_decision(text: str) -> None:
 )
 def test_verdict_near_misses_are_not_decisions(text: str) -> None:
     assert _labels(text, NodeType.DECISION) == [], text
+
+
+# ----- batch two: figures that are impossible or reconcile, promises, verdicts of commitment --
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The attendance sheet shows 130% for week 3 which is impossible.",
+        "A dozen of the imported invoices had a duplicate.",
+        "Forty support threads got auto-archived over the weekend.",
+        "For some reason the printer skips every second label.",
+        "The two cash registers don't add up at closing time.",
+    ],
+)
+def test_figures_and_unexplained_behaviour_are_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The shelf counts all matched after the second stocktake.",
+        "The confirmation banner appears after checkout now.",
+        "The rota totals match the payroll export again.",
+    ],
+)
+def test_figures_that_reconcile_are_work_done(text: str) -> None:
+    assert _done(text), text
+
+
+def test_a_check_still_to_run_is_not_work_done() -> None:
+    assert _done("verify the seat counts match") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ingrid is pricing the catering, she'll send it on Thursday.",
+        "They'll review the floor plan before the open day.",
+        "The unanswered reviews are assigned to the shift leads.",
+        "The parish council decides on the grant in March.",
+    ],
+)
+def test_work_promised_or_handed_out_is_pending(text: str) -> None:
+    assert _open(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "So the lineup is final, five bands and no headliner.",
+        "The wedding date is locked in for the 14th.",
+        "Per household for sure, families share one account anyway.",
+    ],
+)
+def test_a_commitment_is_a_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION), text
+
+
+def test_i_do_not_know_for_sure_decides_nothing() -> None:
+    assert _labels("I don't know for sure which hall is bigger.", NodeType.DECISION) == []
+
+
+def test_a_named_suggestion_that_did_the_trick_resolves_the_problem() -> None:
+    from memory.graph import pipeline
+    from memory.graph.types import Status
+
+    turns = [
+        Turn(0, "user", "Let's sort out the shop floor."),
+        Turn(1, "assistant", "Sure."),
+        Turn(2, "user", "The label printer crashes on every third sheet."),
+        Turn(3, "assistant", "Try the thicker paper setting."),
+        Turn(4, "user", "The thicker setting did the trick."),
+    ]
+    errors = [n for n in pipeline.build_graph(turns).nodes.values() if n.type == NodeType.ERROR]
+    assert errors and all(n.status == Status.COMPLETED for n in errors), errors

@@ -20,7 +20,8 @@ _SUBJECT_DONE_VERB = re.compile(
     re.IGNORECASE,
 )
 _FIX = re.compile(
-    r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:fixed|resolved|solved|patched)\b\s*", re.IGNORECASE
+    r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:fixed|resolved|solved|patched|did (?:fix|solve|patch))\b\s*",
+    re.IGNORECASE,
 )
 _FIXED_STATE = Guarded(
     re.compile(r"\b(?:is|are|'s|was|were) (?:now )?(?:fixed|resolved)\b|^no more\b", re.IGNORECASE),
@@ -75,7 +76,8 @@ _BLOCKED = re.compile(r"\bblocked (?:on|by) (?!it\b|that\b|this\b|them\b)")
 # Someone else reporting work done: "Tomasz added the step yesterday", "they fixed the mapping".
 _OTHER_DID = re.compile(
     r"^(?:(?:my|our) (?:colleague|teammate|lead) )?(?:(?:[Tt]he )?[A-Za-z]+ team|[A-Z][a-z]+|they|he|she)"
-    r"(?: (?:already|just|finally|also))? ([a-z]+)\b"
+    # "Priyanka from recruiting sent the apologies": the person named by where they work.
+    r"(?: (?:from|in|on) (?:the )?[a-z]+)?(?: (?:already|just|finally|also))? ([a-z]+)\b"
 )
 # What a person does to the work, as opposed to what numbers do ("Numbers dropped a lot").
 _WORK_VERBS = frozenset(
@@ -87,7 +89,7 @@ _WORK_VERBS = frozenset(
 )
 # "did the swap in src/cli.rs" reports work; "did the deploy go out" asks about it.
 _DID_REPORT = re.compile(
-    r"^did (?:the|a|an|my|our|some|that|this) (?!.*\b(?:go|work|pass|run|break|fail|finish|land|"
+    r"^did (?:the|a|an|my|our|some|that|this) (?![^,;]*\b(?:go|work|pass|run|break|fail|finish|land|"
     r"help|fix|change|get|make|show|come|happen|start|deploy|ship|merge|build|say|see|look)\b)",
     re.IGNORECASE,
 )
@@ -257,9 +259,15 @@ _PROMISE = re.compile(
 )
 
 
+# "added the field like you said": acting on the advice, not reporting what someone says.
+_AS_ADVISED = re.compile(r"\b(?:like|as) you (?:\w+ )?$")
+
+
 def _reported(low: str) -> bool:
     m = phrases.REPORTED.search(low)
     if m is None or _RELATIVE_BEFORE.search(low, 0, m.start()):
+        return False
+    if _AS_ADVISED.search(low, 0, m.start()):
         return False
     return not _PROMISE.match(low, m.end())
 

@@ -679,7 +679,7 @@ DONE_STATE = _lexicon(
     r"\ball green\b",
     r"took care of\b",
     r"got (?:\w+ ){0,4}(?:working|running|going|fixed|done|passing|green|sorted)\b",
-    r"(?:is|are) (?:now )?in \S+ now\b",
+    r"(?:is|are) (?:now )?in (?:our |the |my )?\S+ now\b",
     r"shows? (?:\w+ )?now",
     r"sticks? around",
     r"(?:merged|shipped|landed|"

@@ -1233,3 +1233,25 @@ def test_a_named_suggestion_that_did_the_trick_resolves_the_problem() -> None:
     ]
     errors = [n for n in pipeline.build_graph(turns).nodes.values() if n.type == NodeType.ERROR]
     assert errors and all(n.status == Status.COMPLETED for n in errors), errors
+
+
+# ----- work done, told in passing: "like you said", "I did fix X", "did X, Y", "X from Y sent" --
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("I emailed the landlord about the boiler like you said.", "emailed the landlord"),
+        ("Moved the rehearsal to the small hall, as you suggested.", "Moved the rehearsal"),
+        ("I did fix the wobbly table legs in the café, they were loose.", "wobbly table legs"),
+        ("did the seating plan, fits and the caterer can work with it.", "did the seating plan"),
+        ("The price list is in our handbook now, on page 4.", "price list"),
+        ("Amira from accounts sent the reminders this morning.", "sent the reminders"),
+    ],
+)
+def test_work_done_told_in_passing_is_completed(text: str, task: str) -> None:
+    assert any(task in t for t in _done(text)), _done(text)
+
+
+def test_what_someone_said_is_still_reported() -> None:
+    assert _done("Ola said the caterer moved the tables.") == []

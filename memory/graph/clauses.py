@@ -260,7 +260,7 @@ _PROMISE = re.compile(
 
 
 # "added the field like you said": acting on the advice, not reporting what someone says.
-_AS_ADVISED = re.compile(r"\b(?:like|as) you (?:\w+ )?$")
+_AS_ADVISED = re.compile(r"\b(?:like|as) you (?:\w+ )?$|\bmy (?:gut|instinct|first instinct) $")
 
 
 def _reported(low: str) -> bool:

@@ -403,6 +403,13 @@ DECISION = _lexicon(
     r"(?:best|better) (?:option|choice|bet|fit)|"
     r"more practical|more safe|safer bet)\b",
     r"\bmakes? (?:more )?sense\b",
+    # A proposal approved by name: "the ORDER BY looks right to me", "your outline sounds good to
+    # us". Not "that sounds good to me" (an acceptance, read as one elsewhere).
+    r"^(?!(?:that|this|it|everything|all|which|what|sounds|looks|seems)\b)(?:the |your |our |my )?"
+    r"[\w.+#/-]+(?: [\w.+#/-]+){0,3} (?:looks?|sounds?|seems?) (?:\w+ )?(?:right|good|fine|great|"
+    r"sensible|reasonable) to (?:me|us)\b",
+    # An inclination stated as the pick: "my gut says delete them", "my instinct was to wait".
+    r"\bmy (?:gut|instinct|first instinct) (?:says|said|is|was|tells me)\b",
     # Committed to: "per household for sure", "the lineup is final", "the date is locked in".
     r"\bfor sure\b(?<!know for sure)(?<!say for sure)(?<!tell for sure)",
     r"\b(?:is|are) (?:now )?(?:final|locked in|set in stone)\b",
@@ -456,10 +463,11 @@ DECISION = _lexicon(
     r"backs? up) (?:\S+ ){0,5}(?:on )?every\b",
     r"^trigger every\b",
     r"\bsyncs? (?:through|via|over)\b",
-    r"(?:^|\bthe )(?:base |default |primary |target |main |rollback )?(?:model|backend|store|"
+    r"(?:^|\bthe |\bour )(?:base |default |primary |target |main |rollback )?(?:model|backend|store|"
     r"database|engine|runtime|framework|provider|region|format|strategy|window|threshold|"
     r"timeout|ttl|batch size|page size|version|tier|host|schedule|cadence|stack|theme|font|"
-    r"broker|queue) (?:is|are|stays?|will be) (?!\w+ing\b|still\b|not\b|too\b|down\b|up\b|slow|"
+    r"broker|queue|tolerance|limit|cap|quota|interval|retention|fee|seed|sample size) "
+    r"(?:is|are|stays?|will be) (?!\w+ing\b|still\b|not\b|too\b|down\b|up\b|slow|"
     r"fine\b|ok\b|empty\b|missing\b|wrong\b|broken\b|gone\b|done\b|in\b|on\b|at\b|"
     r"the (?:problem|issue|bug)\b)",
     r"\bafter all\b",
@@ -480,7 +488,8 @@ DECISION = _lexicon(
     r"\b(?:take|taking|took|go|going|went|gone) the [\w-]+(?: [\w-]+)? (?:route|path)\b",
     # "I'd rather go deferrable across the board".
     r"\b(?:i|we)(?:'d| would) rather (?:go|use|keep|stick|do|have|ship|pick|take|run|stay|move|"
-    r"switch|build|pay|hire|start)\b",
+    r"switch|build|pay|hire|start|partition|split|host|store|cache|pin|cap|drop|cut|replace|"
+    r"avoid)\b",
     # "we'll do solid queue on postgres": doing an option, not a piece of work ("do the rest").
     r"\b(?:we|i)(?:'ll| will) do (?!(?:it|that|this|the|them|some|a|an|more|both|my|our|his|her|"
     r"their|what|whatever|everything|anything|something|one|all|those|these|any|so|well|better|"
@@ -507,7 +516,7 @@ DECISION = _lexicon(
     r"\b(?:i'm|i am) (?:going with|going to use|switching|moving|sticking|using|dropping|keeping)\b",
     r"\b(?:we'll|i'll|let's|we) go for\b",
     r"\bstandardi[sz](?:e|ed|ing) on\b",
-    r"\bthe plan is\b",
+    r"\bthe plan(?: as of (?:right )?now| for now| for (?:this|next) \w+)? is\b",
     r"\blanded on\b",
     r"\bgo(?:ing)? ahead with\b",
     r"\bsigned off on\b",

@@ -1255,3 +1255,31 @@ def test_work_done_told_in_passing_is_completed(text: str, task: str) -> None:
 
 def test_what_someone_said_is_still_reported() -> None:
     assert _done("Ola said the caterer moved the tables.") == []
+
+
+# ----- preferences and inclinations: "I'd rather split X", "X looks right to me", "my gut says" --
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'd rather split the choir into two sections, the hall is small.",
+        "The seating chart looks right to me.",
+        "Your running order sounds sensible to us.",
+        "The plan for now is we hire two seasonal pickers.",
+        "My gut says just refund all three orders and move on.",
+        "Our fee is 2 euros a day for late returns.",
+    ],
+)
+def test_a_preference_or_inclination_is_a_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION), text
+
+
+def test_an_acceptance_names_no_option() -> None:
+    assert [
+        lbl for lbl in _labels("That sounds good to me.", NodeType.DECISION) if "good" in lbl
+    ] == []
+
+
+def test_a_preference_for_understanding_is_no_option() -> None:
+    assert _labels("I'd rather understand why the pump stops first.", NodeType.DECISION) == []

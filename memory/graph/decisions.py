@@ -57,7 +57,10 @@ _JUSTIFIED_CHOICE = Guarded(
 )
 # A measurement, not a choice: "the build now takes 14 minutes instead of 4".
 _MEASUREMENT = Twin(
-    re.compile(r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose|shows?)\b[^.;]*\d")
+    re.compile(
+        r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose|shows?)\b[^.;]*\d|"
+        r"\d\S* (?:\S+ ){0,3}?instead of (?:the )?[£$€]?\d"
+    )
 )
 # How an assistant narrates a choice as made rather than proposed.
 _ASSISTANT_DECIDES = re.compile(

@@ -40,6 +40,12 @@ _PRONOUN_SUBJECT = re.compile(
     r"^(?:it|it's|this|they)\s+\w|^that\s+(?:can|will|could|should|needs?|is|was|has)\b",
     re.IGNORECASE,
 )
+# A clause saying the one before cannot be explained: "..., no idea how", "..., not sure why".
+_UNEXPLAINED = re.compile(
+    r",\s+(?:and\s+)?(?:no idea|not sure|(?:i\s+)?(?:don't|do not) know|(?:i\s+)?can't tell|dunno)\s+"
+    r"(?:how|why)(?:\s+(?:though|honestly|lol))?\s*[.!]*$",
+    re.IGNORECASE,
+)
 # A line that opens with an exception or error tag, as program output does.
 _ERROR_LINE_START = re.compile(
     r"^(?:\w+\s+)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b:|"
@@ -210,7 +216,7 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
     emit.quoted_error = "`" in text and any(
         failures.is_error_message(m.group(1)) for m in _INLINE_CODE.finditer(text)
     )
-    announced = False
+    announced, count_before = False, len(emit.out)
     for clause in split_clauses(text):
         # What follows a decision in the same sentence is usually its reason, not a new problem.
         emit.after_decision = kind == "decision"
@@ -233,7 +239,15 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
             _give_reason(emit, clause)
         kind = found or kind
         before = clause
+    if role == "user" and not kind and len(emit.out) == count_before and "," in text:
+        kind = _unexplained(text, role, emit)
     return kind
+
+
+def _unexplained(text: str, role: str, emit: Emitter) -> str:
+    """ "One quiz was marked as extra credit, no idea how": what nobody can explain went wrong."""
+    m = _UNEXPLAINED.search(text)
+    return clauses.announced_problem(text[: m.start()], text, role, emit) if m else ""
 
 
 def _announces(clause: str, sentence: str) -> bool:

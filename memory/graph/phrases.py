@@ -1039,6 +1039,20 @@ ERROR = _lexicon(
     r"for some reason\b",
     # Figures that do not reconcile: "the totals don't add up", "the two ledgers never tally".
     r"(?:don't|doesn't|do not|does not|didn't|won't|never) (?:add up|reconcile|tally)\b",
+    # A change nobody owns up to: "someone changed it from 168 to 96 hours".
+    r"(?:someone|somebody) (?:had |has )?(?:changed|deleted|removed|disabled|turned off|"
+    r"switched off|edited|overwrote|reverted|dropped)\b",
+    # Less than was ordered or asked: "delivered 6 kg instead of 12", "got 40 rows instead of 50".
+    r"(?:got|gets|getting|delivered|delivers|returned|returns|sent|received|charged|"
+    r"billed|came back with) (?:\S+ ){0,3}?[£$€]?\d[\d.,]*\S* (?:\S+ ){0,3}?instead of "
+    r"(?:the )?[£$€]?\d",
+    r"never (?:got|received|showed up|came)\b",
+    # A check narrower than it should be: "the duplicate check only compares the invoice number".
+    r"only (?:compares|checks|validates|catches|detects|counts|looks at)\b",
+    r"complain(?:s|ed|ing)? (?:that|about)\b",
+    # Overload: "the app hammers the endpoint every 2 seconds", "the job floods the logs".
+    r"(?:hammer|flood|spam)(?:s|ing|ed|med|ming)\b",
+    r"(?:not possible|impossible) to\b",
 )
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".

@@ -1283,3 +1283,37 @@ def test_an_acceptance_names_no_option() -> None:
 
 def test_a_preference_for_understanding_is_no_option() -> None:
     assert _labels("I'd rather understand why the pump stops first.", NodeType.DECISION) == []
+
+
+# ----- problems told as a surprise: someone changed it, short deliveries, narrow checks --------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Someone changed the locker timeout from 30 to 5 minutes, no note anywhere.",
+        "The bakery delivered 20 loaves instead of 40 on Saturday.",
+        "Half the volunteers never got the rota email.",
+        "The plagiarism check only compares the first page of each essay.",
+        "Two parents complained that the pickup list skips the late group.",
+        "The thermostat app hammers the hub every second.",
+        "It is not possible to book two rooms in one reservation.",
+        "Strange one though: the lobby screen shows yesterday's menu.",
+        "Table six was billed twice for the wine, no idea how.",
+        "The fridge door was open all night, not sure why.",
+    ],
+)
+def test_a_surprise_told_plainly_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The shuttle now takes 12 minutes instead of 25.",  # an improvement, measured
+        "The printer is on the second floor, no idea why they put it there, but fine.",
+    ],
+)
+def test_a_surprise_near_miss_is_no_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+    assert _labels(text, NodeType.DECISION) == [], text

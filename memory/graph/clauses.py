@@ -28,6 +28,10 @@ _FIXED_STATE = Guarded(
     ("fixed", "resolved", "no more"),
     lower=True,
 )
+# "until the roof is fixed", "once the bug is resolved": the state is a condition for what follows.
+_CONDITION_BEFORE = re.compile(
+    r"\b(?:until|till|once|when|after|as soon as|before|unless|if)\b[^,;]*$"
+)
 # Requests to look into something, which name a problem area without stating a problem.
 _REQUEST = re.compile(
     r"^(?:look at|look into|check|investigate|debug|find out|figure out|review|audit|fix|help|"
@@ -86,6 +90,12 @@ _WORK_VERBS = frozenset(
     "enabled removed deleted replaced renamed reverted cleaned applied documented generated "
     "finished completed reviewed tested submitted uploaded rebuilt restored signed confirmed "
     "approved drafted backfilled repaired ran reran".split()
+)
+# "will flip it to enforcing on Monday" plans work; "will it hold up" asks.
+_WILL_PLAN = re.compile(
+    r"^will (?!(?:it|this|that|these|those|the|a|an|we|i|you|they|he|she|there|anyone|someone|"
+    r"everyone|my|our|your|be|that|do)\b)[a-z]+ (?:it|them|this|that|the|a|an|my|our|\w+)\b",
+    re.IGNORECASE,
 )
 # "did the swap in src/cli.rs" reports work; "did the deploy go out" asks about it.
 _DID_REPORT = re.compile(
@@ -148,6 +158,8 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     stripped = labels.strip_leading(clause)
     # The question test reads the clause with its subject: "let's do X" is no question, "do X?" is.
     asked = phrases.INTERROGATIVE.match(labels.strip_filler(clause))
+    if asked and role == "user" and _WILL_PLAN.match(stripped) and "?" not in sentence:
+        return _pending(stripped, clause, sentence, emit)  # "will flip it on Monday": no question
     if asked and role == "user" and _DID_REPORT.match(stripped) and "?" not in sentence:
         emit.task(stripped, Status.COMPLETED, sentence, cue="done")  # "did the swap in src/cli.rs"
         return "completed"
@@ -209,6 +221,8 @@ def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
             emit.fix(_FIX.sub("", stripped) or stripped, sentence, cue="fix_verb", keep_verb=verb)
         return "completed"
     state = _FIXED_STATE.search(stripped) if role == "user" else None
+    if state and _CONDITION_BEFORE.search(stripped, 0, state.start()):
+        state = None  # "the party can wait until the roof is fixed": a condition, not a report
     if state:
         emit.fixed_state(stripped, stripped[: state.start()], sentence)
         return "completed"
@@ -263,12 +277,20 @@ _PROMISE = re.compile(
 _AS_ADVISED = re.compile(r"\b(?:like|as) you (?:\w+ )?$|\bmy (?:gut|instinct|first instinct) $")
 
 
+_DELEGATED = re.compile(
+    r" (?!(?:you|me|us|for|about|whether|if|why|how|what|around)\b)(?:the )?[\w-]+(?: [\w-]+)? to "
+    r"(?!be\b|know\b|see\b|say\b)[a-z]"
+)
+
+
 def _reported(low: str) -> bool:
     m = phrases.REPORTED.search(low)
     if m is None or _RELATIVE_BEFORE.search(low, 0, m.start()):
         return False
     if _AS_ADVISED.search(low, 0, m.start()):
         return False
+    if low.startswith(("asked", "told"), m.start()) and _DELEGATED.match(low, m.end()):
+        return False  # "I've asked Bilal to cut an exercise": work handed on, not speech reported
     return not _PROMISE.match(low, m.end())
 
 
@@ -280,12 +302,30 @@ def _plans(low: str, role: str) -> bool:
     return bool(_FIRST_PERSON_WILL.search(low))
 
 
+# Hedges that qualify only the clause they stand in (a counterfactual "would have" does not).
+_LATER_HEDGE = re.compile(r"maybe|perhaps|probably|might")
+_SOMEDAY = re.compile(r"\b(?:i|we) should (?:\w+ )?\w+\b.*\b(?:at some point|eventually|someday)\b")
+
+
 def _hedged(clause: str, role: str) -> bool:
     """Suggestions and hypotheticals; a user's stated preference ("I'd rather X") still counts."""
-    if role == "user":
-        low = clause.lower()
-        return bool(phrases.USER_HEDGE.search(low)) and not phrases.USER_PREFERENCE.search(clause)
-    return bool(phrases.HEDGE.search(clause.lower()))
+    if role != "user":
+        return bool(phrases.HEDGE.search(clause.lower()))
+    low = clause.lower()
+    if _SOMEDAY.search(low):
+        return False  # "I should probably update X at some point": work for later all the same
+    m = phrases.USER_HEDGE.search(low)
+    if m is None or phrases.USER_PREFERENCE.search(clause):
+        return False
+    return not (_LATER_HEDGE.match(low, m.start()) and _in_clause_after(low, m.start()))
+
+
+def _in_clause_after(low: str, hedge: int) -> bool:
+    """ "the boss fight can wait, no point designing for what might change": a hedge in a clause
+    of more than four words after a comma qualifies that clause, not the statement before it
+    ("X, maybe some day" hedges X)."""
+    comma = low.rfind(", ", 0, hedge)
+    return comma > 0 and len(low[comma:].split()) > 4
 
 
 def _may_state_problem(role: str, emit: Emitter) -> bool:

@@ -801,6 +801,11 @@ PENDING = _lexicon(
     r"\b(?:goes|go|ships?|launch(?:es)?|lands?|is due|due|happens) (?:out |live )?(?:on |by |in )?"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d",
     r"\bpick (?:it|this|that) up\b",
+    # A user's own plan, the subject dropped: "will flip it to enforcing on Monday".
+    r"^will (?!be\b|see\b|probably\b|likely\b|never\b|not\b|have\b|need\b|want\b)[a-z]+",
+    # Work delegated: "I've already asked Bilal to cut an exercise", "told the vendor to resend it".
+    r"\b(?:asked|told|got) (?!(?:you|me|us|it|them|for|about|around|whether|if|why|how|what)\b)"
+    r"(?:the )?[\w-]+(?: [\w-]+)? to (?!be\b|know\b|see\b|say\b)[a-z]+",
     # Work promised by someone else: "she'll send it Thursday", "they'll review the draft".
     r"\b(?:he|she|they)(?:'ll| will) (?:also )?(?:send|write|review|check|look|finish|share|draft|"
     r"update|fix|call|email|ping|bring|sort|handle|book|order|schedule|prepare|test|deploy|merge|"

@@ -1317,3 +1317,37 @@ def test_a_surprise_told_plainly_is_an_error(text: str) -> None:
 def test_a_surprise_near_miss_is_no_error(text: str) -> None:
     assert _labels(text, NodeType.ERROR) == [], text
     assert _labels(text, NodeType.DECISION) == [], text
+
+
+# ----- pending work, plainly: a marker after "also", delegation, "will X", trailing hedges -----
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("also TODO: label the spare keys by floor", "label the spare keys"),
+        ("I've already asked Noor to draft the seating plan.", "draft the seating plan"),
+        ("will move the tasting to the cellar on Friday if it rains.", "move the tasting"),
+        (
+            "The garden party can wait until the roof is fixed, no point planning a menu that "
+            "might still change.",
+            "garden party can wait",
+        ),
+        ("I'll take the raffle idea to the committee, maybe that settles it.", "raffle idea"),
+        ("I should probably reprint the loyalty cards at some point.", "reprint the loyalty cards"),
+    ],
+)
+def test_pending_work_told_plainly_is_open(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "will it hold up on a busy Saturday",  # a question typed without its mark
+        "The banners go up on Friday, maybe.",  # a short hedge hedges the whole
+        "I asked around and nobody knows.",
+    ],
+)
+def test_pending_near_misses_stay_closed(text: str) -> None:
+    assert _open(text) == [], _open(text)

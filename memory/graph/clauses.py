@@ -140,6 +140,14 @@ _PERFECT_REPORT = re.compile(
     r"^(?:i|we)(?:'ve| have)\s+(?:also\s+|just\s+|now\s+|already\s+)?([a-z]{3,}ed)\s+\S",
     re.IGNORECASE,
 )
+# A participle reported without its auxiliary: "Parquet written for the 10th and 11th", "new cert
+# issued manually with certbot", "already applied on staging", "all 48211 indexed".
+_PARTICIPLE_REPORT = re.compile(
+    r"^(?:(?:already|all|now|just) (?:[\w.-]+ ){0,2}?|(?:the |new )?(?:[\w.-]+ ){1,2}?)(?:written|"
+    r"issued|applied|indexed|uploaded|installed|signed|filed|printed|published|generated|exported|"
+    r"imported|backfilled|submitted|booked|ordered|paid|renewed|reissued)"
+    r"(?: (?:for|on|in|to|at|with|via|into|manually|automatically|like|yesterday|today|last|this)\b|$)"
+)
 _THING_START = re.compile(r"(?:it|this|that|these|those)\b", re.IGNORECASE)
 _NEGATED = re.compile(r"n't\b|\b(?:not|never|no longer|nothing|none)\b", re.IGNORECASE)
 _PRONOUN_START = re.compile(
@@ -385,5 +393,7 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
     low = stripped.lower()
     if phrases.DONE_STATE.search(low):
         return stripped
+    if _PARTICIPLE_REPORT.match(low) and not phrases.ERROR.search(low):
+        return stripped  # "Parquet written for the 10th", "already applied on staging"
     success = phrases.DONE_SUCCESS.search(low)
     return stripped if success and success.start() > 0 and not _NEGATED.search(low) else ""

@@ -1058,6 +1058,12 @@ ERROR = _lexicon(
     # Overload: "the app hammers the endpoint every 2 seconds", "the job floods the logs".
     r"(?:hammer|flood|spam)(?:s|ing|ed|med|ming)\b",
     r"(?:not possible|impossible) to\b",
+    # One thing twice: "we end up processing duplicate events", "a second session for the same
+    # visit", "two guests getting the same room".
+    r"end(?:s|ed)? up (?:\w+ing |with )(?:\w+ )?duplicates?\b",
+    r"(?:a second|an extra|a duplicate) \w+(?: \w+)? for the same\b",
+    r"(?:two|both|multiple|several) \w+ (?:getting|booking|receiving|claiming|taking|assigned) "
+    r"the same\b",
 )
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".

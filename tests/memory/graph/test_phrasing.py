@@ -1351,3 +1351,38 @@ def test_pending_work_told_plainly_is_open(text: str, task: str) -> None:
 )
 def test_pending_near_misses_stay_closed(text: str) -> None:
     assert _open(text) == [], _open(text)
+
+
+# ----- one thing twice, and work reported as a bare participle --------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The till retries the card and we end up charging duplicate payments.",
+        "Late scans create a second visit for the same patient.",
+        "On Saturday two couples getting the same table at eight.",
+    ],
+)
+def test_one_thing_twice_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("Invoices written for March and April, the accountant has them.", "Invoices written"),
+        ("all 312 certificates printed", "312 certificates printed"),
+        ("Wedding licence renewed at the town hall yesterday.", "licence renewed"),
+    ],
+)
+def test_a_bare_participle_reports_work_done(text: str, task: str) -> None:
+    assert any(task in t for t in _done(text)), _done(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Three tenants signed it last week.", "The exported figures are what the board wants."],
+)
+def test_a_participle_near_miss_reports_no_work(text: str) -> None:
+    assert _done(text) == [], _done(text)

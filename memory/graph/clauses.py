@@ -65,8 +65,8 @@ _CONFIRMED_FIX = re.compile(
     r"^(?:that|this|it)(?:'s| was| is)? (?:was it|it|fixed it|did it|did the trick|worked|solved it|"
     r"sorted it|the fix|the problem|the issue)\b|"
     # The suggestion named: "interpolate did it", "the longer timeout did the trick".
-    r"^(?!(?:i|we|you|they|he|she|nobody|someone|somebody|who|what)\b)(?:the )?[\w.+/-]+"
-    r"(?: [\w.+/-]+)? (?:did it|did the trick|fixed it|sorted it|was the fix)\b",
+    r"^(?!(?:i|we|you|they|he|she|nobody|someone|somebody|who|what)\b)(?:the )?[\w.+/-]++"
+    r"(?: [\w.+/-]++)? (?:did it|did the trick|fixed it|sorted it|was the fix)\b",
     re.IGNORECASE,
 )
 # Results an investigation established.
@@ -320,11 +320,11 @@ def _hedged(clause: str, role: str) -> bool:
     if role != "user":
         return bool(phrases.HEDGE.search(clause.lower()))
     low = clause.lower()
-    if _SOMEDAY.search(low):
-        return False  # "I should probably update X at some point": work for later all the same
     m = phrases.USER_HEDGE.search(low)
     if m is None or phrases.USER_PREFERENCE.search(clause):
         return False
+    if _SOMEDAY.search(low):
+        return False  # "I should probably update X at some point": work for later all the same
     return not (_LATER_HEDGE.match(low, m.start()) and _in_clause_after(low, m.start()))
 
 

@@ -112,6 +112,7 @@ def choice_cue(clause: str, stripped: str, low: str, role: str, opening: bool = 
         return ""  # tested first: it is far cheaper than the lexicons below
     chooses = bool(
         phrases.DECISION.search(low)
+        or phrases.settles(low)
         or phrases.DECISION_CASED.search(clause)
         or (not opening and phrases.TEAM_PRACTICE.search(low))
     )

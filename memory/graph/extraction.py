@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from memory.graph import clauses, decisions, failures, labels, markers, paths, phrases, speakers
 from memory.graph.candidates import Emitter, SessionState
-from memory.graph.prefilter import Twin
+from memory.graph.prefilter import Guarded, Twin
 from memory.graph.sentences import Segments, Sentence, segment, split_clauses
 from memory.graph.types import Candidate, NodeType, Status, Turn
 
@@ -41,10 +41,14 @@ _PRONOUN_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 # A clause saying the one before cannot be explained: "..., no idea how", "..., not sure why".
-_UNEXPLAINED = re.compile(
-    r",\s+(?:and\s+)?(?:no idea|not sure|(?:i\s+)?(?:don't|do not) know|(?:i\s+)?can't tell|dunno)\s+"
-    r"(?:how|why)(?:\s+(?:though|honestly|lol))?\s*[.!]*$",
-    re.IGNORECASE,
+_UNEXPLAINED = Guarded(
+    re.compile(
+        r",\s+(?:and\s+)?(?:no idea|not sure|(?:i\s+)?(?:don't|do not) know|(?:i\s+)?can't tell|"
+        r"dunno)\s+(?:how|why)(?:\s+(?:though|honestly|lol))?\s*[.!]*$",
+        re.IGNORECASE,
+    ),
+    ("no idea", "not sure", "know", "can't tell", "dunno"),
+    lower=True,
 )
 # A line that opens with an exception or error tag, as program output does.
 _ERROR_LINE_START = re.compile(
@@ -239,9 +243,14 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
             _give_reason(emit, clause)
         kind = found or kind
         before = clause
-    if role == "user" and not kind and len(emit.out) == count_before and "," in text:
+    if role == "user" and not kind and len(emit.out) == count_before and _may_end_unexplained(text):
         kind = _unexplained(text, role, emit)
     return kind
+
+
+def _may_end_unexplained(text: str) -> bool:
+    """A substring test cheaper than `_UNEXPLAINED`: the sentence ends as "no idea how" ends."""
+    return text.rstrip(" .!").endswith(("how", "why", "though", "honestly", "lol"))
 
 
 def _unexplained(text: str, role: str, emit: Emitter) -> str:

@@ -403,27 +403,11 @@ DECISION = _lexicon(
     r"(?:best|better) (?:option|choice|bet|fit)|"
     r"more practical|more safe|safer bet)\b",
     r"\bmakes? (?:more )?sense\b",
-    # A proposal approved by name: "the ORDER BY looks right to me", "your outline sounds good to
-    # us". Not "that sounds good to me" (an acceptance, read as one elsewhere).
-    r"^(?!(?:that|this|it|everything|all|which|what|sounds|looks|seems)\b)(?:the |your |our |my )?"
-    r"[\w.+#/-]+(?: [\w.+#/-]+){0,3} (?:looks?|sounds?|seems?) (?:\w+ )?(?:right|good|fine|great|"
-    r"sensible|reasonable) to (?:me|us)\b",
     # An inclination stated as the pick: "my gut says delete them", "my instinct was to wait".
     r"\bmy (?:gut|instinct|first instinct) (?:says|said|is|was|tells me)\b",
     # Committed to: "per household for sure", "the lineup is final", "the date is locked in".
     r"\bfor sure\b(?<!know for sure)(?<!say for sure)(?<!tell for sure)",
     r"\b(?:is|are) (?:now )?(?:final|locked in|set in stone)\b",
-    # An option judged acceptable as it is: "hardcoding the locale is totally fine", "path refs
-    # are fine while it's one repo", "a 90-day notice is acceptable". Not "it's fine", "which is
-    # fine" (a reaction), nor "is fine now" (a problem gone).
-    r"(?:is|are)(?<!\bit is)(?<!\bthat is)(?<!\bthis is)(?<!\bwhich is)(?<!\bwhat is)"
-    r"(?<!\beverything is)(?<!\bthey are) (?:totally |perfectly |absolutely |completely |also )?"
-    r"(?:fine(?! with\b)|acceptable|good enough)\b(?! now\b| again\b| by me\b)",
-    # An option dropped, stated as its going: "the midterms go away", "the reflection has to go",
-    # "the hake comes off the menu". Not "the warning goes away when I pin it" (a finding).
-    r"(?:goes|go) away\b(?! (?:when|if|after|once|with|on|as soon|by itself|again)\b)",
-    r"(?:has|have) to go\b(?! (?:to|through|back|out|in|on|up|down|over|via|into|first)\b)",
-    r"comes? off\b(?! (?:as|well|badly|fine|the (?:wall|hinge|rails))\b)",
     r"\bmy vote (?:is |goes )?(?:for|to)\b",
     r"\bgets my vote\b",
     r"\bthe winner is\b",
@@ -451,7 +435,9 @@ DECISION = _lexicon(
     r"hope\b|chat\b|circle\b|revisit\b|sync\b|pair\b|fix\b|encrypt\b|say\b|\w+ (?:it|that|this)\b)"
     r"[a-z]+",
     # Not "the job now uses the request ctx": a change reported done (see DONE_STATE).
-    r"(?<!too )(?<!much )(?<!now )(?<!now actually )\buses\b(?! (?:too|a lot|more|less|up|about|around|\d)\b)",
+    # The word first, then what may not stand before it: a branch opening with a letter is cheap.
+    r"uses\b(?<!too uses)(?<!much uses)(?<!now uses)(?<!now actually uses)"
+    r"(?! (?:too|a lot|more|less|up|about|around|\d)\b)",
     r"\b(?:lives?|sits?) (?:in|on|under|inside) (?![\w.-]*[/.][\w./-]*|my\b|one\b|a\b|queued?\b|pending\b|the queue\b)",
     r"\b(?:is|are) with\b",
     r"\b(?:are|is) only used (?:for|in|on)\b",
@@ -539,6 +525,51 @@ DECISION = _lexicon(
     r"^[\w .+/-]{2,40}+, (?:good|great) (?:call|idea|choice)\b",  # possessive: ',' ends the run
     r"\bdescop",
 )
+
+# Verdicts that settle an option, each guarded by its own keywords: kept out of DECISION so that a
+# text without one costs substring tests, not a regex scan. Lower-cased text.
+VERDICTS = (
+    # An option judged acceptable as it is: "hardcoding the locale is totally fine", "path refs
+    # are fine while it's one repo", "a 90-day notice is acceptable". Not "it's fine", "which is
+    # fine" (a reaction), nor "is fine now" (a problem gone).
+    Guarded(
+        re.compile(
+            r"\b(?:is|are)(?<!\bit is)(?<!\bthat is)(?<!\bthis is)(?<!\bwhich is)(?<!\bwhat is)"
+            r"(?<!\beverything is)(?<!\bthey are) (?:totally |perfectly |absolutely |completely |"
+            r"also )?(?:fine(?! with\b)|acceptable|good enough)\b(?! now\b| again\b| by me\b)"
+        ),
+        ("fine", "acceptable", "good enough"),
+    ),
+    # An option dropped, stated as its going: "the midterms go away", "the reflection has to go",
+    # "the hake comes off the menu". Not "the warning goes away when I pin it" (a finding).
+    Guarded(
+        re.compile(
+            r"\b(?:goes|go) away\b(?! (?:when|if|after|once|with|on|as soon|by itself|again)\b)|"
+            r"\b(?:has|have) to go\b(?! (?:to|through|back|out|in|on|up|down|over|via|into|first)\b)|"
+            r"\bcomes? off\b(?! (?:as|well|badly|fine|the (?:wall|hinge|rails))\b)"
+        ),
+        ("go away", "goes away", "to go", "come off", "comes off"),
+    ),
+    # A proposal approved by name: "the ORDER BY looks right to me", "your outline sounds good to
+    # us". Not "that sounds good to me" (an acceptance, read as one elsewhere).
+    Guarded(
+        re.compile(
+            r"^(?!(?:that|this|it|everything|all|which|what|sounds|looks|seems)\b)"
+            r"(?:the |your |our |my )?[\w.+#/-]++(?: [\w.+#/-]++){0,3}? (?:looks?|sounds?|seems?) "
+            r"(?:\w+ )?(?:right|good|fine|great|sensible|reasonable) to (?:me|us)\b"
+        ),
+        (" to me", " to us"),
+    ),
+)
+
+
+def settles(low: str) -> bool:
+    """Whether a lower-cased clause gives a verdict that settles an option (see ``VERDICTS``)."""
+    for verdict in VERDICTS:
+        if verdict.search(low):
+            return True
+    return False
+
 
 # The team's present practice ("we match on the payout ID", "we're moving the jobs to Fargate"):
 # a choice in force, except in the opening message, where it describes how things stand ("we ship
@@ -975,7 +1006,8 @@ ERROR = _lexicon(
     r"dies\b",
     r"shows? (?:the |a )?wrong\b",
     r"(?:twice|two times)\b(?! as\b)",
-    r"[45]\d\ds\b",
+    r"4\d\ds\b",
+    r"5\d\ds\b",
     r"expired\b",
     r"freez(?:es|ing)\b",
     r"froze\b",

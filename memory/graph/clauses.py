@@ -20,12 +20,17 @@ _SUBJECT_DONE_VERB = re.compile(
     re.IGNORECASE,
 )
 _FIX = re.compile(
-    r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:fixed|resolved|solved|patched)\b\s*", re.IGNORECASE
+    r"^(?:(?:i|we)(?:'ve| have)?\s+)?(?:fixed|resolved|solved|patched|did (?:fix|solve|patch))\b\s*",
+    re.IGNORECASE,
 )
 _FIXED_STATE = Guarded(
     re.compile(r"\b(?:is|are|'s|was|were) (?:now )?(?:fixed|resolved)\b|^no more\b", re.IGNORECASE),
     ("fixed", "resolved", "no more"),
     lower=True,
+)
+# "until the roof is fixed", "once the bug is resolved": the state is a condition for what follows.
+_CONDITION_BEFORE = re.compile(
+    r"\b(?:until|till|once|when|after|as soon as|before|unless|if)\b[^,;]*$"
 )
 # Requests to look into something, which name a problem area without stating a problem.
 _REQUEST = re.compile(
@@ -58,7 +63,10 @@ _SEQUENCING = re.compile(
 # "That was it" after a suggestion: the problem it addressed is solved.
 _CONFIRMED_FIX = re.compile(
     r"^(?:that|this|it)(?:'s| was| is)? (?:was it|it|fixed it|did it|did the trick|worked|solved it|"
-    r"sorted it|the fix|the problem|the issue)\b",
+    r"sorted it|the fix|the problem|the issue)\b|"
+    # The suggestion named: "interpolate did it", "the longer timeout did the trick".
+    r"^(?!(?:i|we|you|they|he|she|nobody|someone|somebody|who|what)\b)(?:the )?[\w.+/-]++"
+    r"(?: [\w.+/-]++)? (?:did it|did the trick|fixed it|sorted it|was the fix)\b",
     re.IGNORECASE,
 )
 # Results an investigation established.
@@ -72,7 +80,8 @@ _BLOCKED = re.compile(r"\bblocked (?:on|by) (?!it\b|that\b|this\b|them\b)")
 # Someone else reporting work done: "Tomasz added the step yesterday", "they fixed the mapping".
 _OTHER_DID = re.compile(
     r"^(?:(?:my|our) (?:colleague|teammate|lead) )?(?:(?:[Tt]he )?[A-Za-z]+ team|[A-Z][a-z]+|they|he|she)"
-    r"(?: (?:already|just|finally|also))? ([a-z]+)\b"
+    # "Priyanka from recruiting sent the apologies": the person named by where they work.
+    r"(?: (?:from|in|on) (?:the )?[a-z]+)?(?: (?:already|just|finally|also))? ([a-z]+)\b"
 )
 # What a person does to the work, as opposed to what numbers do ("Numbers dropped a lot").
 _WORK_VERBS = frozenset(
@@ -82,9 +91,15 @@ _WORK_VERBS = frozenset(
     "finished completed reviewed tested submitted uploaded rebuilt restored signed confirmed "
     "approved drafted backfilled repaired ran reran".split()
 )
+# "will flip it to enforcing on Monday" plans work; "will it hold up" asks.
+_WILL_PLAN = re.compile(
+    r"^will (?!(?:it|this|that|these|those|the|a|an|we|i|you|they|he|she|there|anyone|someone|"
+    r"everyone|my|our|your|be|that|do)\b)[a-z]+ (?:it|them|this|that|the|a|an|my|our|\w+)\b",
+    re.IGNORECASE,
+)
 # "did the swap in src/cli.rs" reports work; "did the deploy go out" asks about it.
 _DID_REPORT = re.compile(
-    r"^did (?:the|a|an|my|our|some|that|this) (?!.*\b(?:go|work|pass|run|break|fail|finish|land|"
+    r"^did (?:the|a|an|my|our|some|that|this) (?![^,;]*\b(?:go|work|pass|run|break|fail|finish|land|"
     r"help|fix|change|get|make|show|come|happen|start|deploy|ship|merge|build|say|see|look)\b)",
     re.IGNORECASE,
 )
@@ -125,6 +140,14 @@ _PERFECT_REPORT = re.compile(
     r"^(?:i|we)(?:'ve| have)\s+(?:also\s+|just\s+|now\s+|already\s+)?([a-z]{3,}ed)\s+\S",
     re.IGNORECASE,
 )
+# A participle reported without its auxiliary: "Parquet written for the 10th and 11th", "new cert
+# issued manually with certbot", "already applied on staging", "all 48211 indexed".
+_PARTICIPLE_REPORT = re.compile(
+    r"^(?:(?:already|all|now|just) (?:[\w.-]+ ){0,2}?|(?:the |new )?(?:[\w.-]+ ){1,2}?)(?:written|"
+    r"issued|applied|indexed|uploaded|installed|signed|filed|printed|published|generated|exported|"
+    r"imported|backfilled|submitted|booked|ordered|paid|renewed|reissued)"
+    r"(?: (?:for|on|in|to|at|with|via|into|manually|automatically|like|yesterday|today|last|this)\b|$)"
+)
 _THING_START = re.compile(r"(?:it|this|that|these|those)\b", re.IGNORECASE)
 _NEGATED = re.compile(r"n't\b|\b(?:not|never|no longer|nothing|none)\b", re.IGNORECASE)
 _PRONOUN_START = re.compile(
@@ -143,6 +166,8 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     stripped = labels.strip_leading(clause)
     # The question test reads the clause with its subject: "let's do X" is no question, "do X?" is.
     asked = phrases.INTERROGATIVE.match(labels.strip_filler(clause))
+    if asked and role == "user" and _WILL_PLAN.match(stripped) and "?" not in sentence:
+        return _pending(stripped, clause, sentence, emit)  # "will flip it on Monday": no question
     if asked and role == "user" and _DID_REPORT.match(stripped) and "?" not in sentence:
         emit.task(stripped, Status.COMPLETED, sentence, cue="done")  # "did the swap in src/cli.rs"
         return "completed"
@@ -204,6 +229,8 @@ def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
             emit.fix(_FIX.sub("", stripped) or stripped, sentence, cue="fix_verb", keep_verb=verb)
         return "completed"
     state = _FIXED_STATE.search(stripped) if role == "user" else None
+    if state and _CONDITION_BEFORE.search(stripped, 0, state.start()):
+        state = None  # "the party can wait until the roof is fixed": a condition, not a report
     if state:
         emit.fixed_state(stripped, stripped[: state.start()], sentence)
         return "completed"
@@ -254,10 +281,24 @@ _PROMISE = re.compile(
 )
 
 
+# "added the field like you said": acting on the advice, not reporting what someone says.
+_AS_ADVISED = re.compile(r"\b(?:like|as) you (?:\w+ )?$|\bmy (?:gut|instinct|first instinct) $")
+
+
+_DELEGATED = re.compile(
+    r" (?!(?:you|me|us|for|about|whether|if|why|how|what|around)\b)(?:the )?[\w-]+(?: [\w-]+)? to "
+    r"(?!be\b|know\b|see\b|say\b)[a-z]"
+)
+
+
 def _reported(low: str) -> bool:
     m = phrases.REPORTED.search(low)
     if m is None or _RELATIVE_BEFORE.search(low, 0, m.start()):
         return False
+    if _AS_ADVISED.search(low, 0, m.start()):
+        return False
+    if low.startswith(("asked", "told"), m.start()) and _DELEGATED.match(low, m.end()):
+        return False  # "I've asked Bilal to cut an exercise": work handed on, not speech reported
     return not _PROMISE.match(low, m.end())
 
 
@@ -269,12 +310,30 @@ def _plans(low: str, role: str) -> bool:
     return bool(_FIRST_PERSON_WILL.search(low))
 
 
+# Hedges that qualify only the clause they stand in (a counterfactual "would have" does not).
+_LATER_HEDGE = re.compile(r"maybe|perhaps|probably|might")
+_SOMEDAY = re.compile(r"\b(?:i|we) should (?:\w+ )?\w+\b.*\b(?:at some point|eventually|someday)\b")
+
+
 def _hedged(clause: str, role: str) -> bool:
     """Suggestions and hypotheticals; a user's stated preference ("I'd rather X") still counts."""
-    if role == "user":
-        low = clause.lower()
-        return bool(phrases.USER_HEDGE.search(low)) and not phrases.USER_PREFERENCE.search(clause)
-    return bool(phrases.HEDGE.search(clause.lower()))
+    if role != "user":
+        return bool(phrases.HEDGE.search(clause.lower()))
+    low = clause.lower()
+    m = phrases.USER_HEDGE.search(low)
+    if m is None or phrases.USER_PREFERENCE.search(clause):
+        return False
+    if _SOMEDAY.search(low):
+        return False  # "I should probably update X at some point": work for later all the same
+    return not (_LATER_HEDGE.match(low, m.start()) and _in_clause_after(low, m.start()))
+
+
+def _in_clause_after(low: str, hedge: int) -> bool:
+    """ "the boss fight can wait, no point designing for what might change": a hedge in a clause
+    of more than four words after a comma qualifies that clause, not the statement before it
+    ("X, maybe some day" hedges X)."""
+    comma = low.rfind(", ", 0, hedge)
+    return comma > 0 and len(low[comma:].split()) > 4
 
 
 def _may_state_problem(role: str, emit: Emitter) -> bool:
@@ -334,5 +393,7 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
     low = stripped.lower()
     if phrases.DONE_STATE.search(low):
         return stripped
+    if _PARTICIPLE_REPORT.match(low) and not phrases.ERROR.search(low):
+        return stripped  # "Parquet written for the 10th", "already applied on staging"
     success = phrases.DONE_SUCCESS.search(low)
     return stripped if success and success.start() > 0 and not _NEGATED.search(low) else ""

@@ -57,7 +57,10 @@ _JUSTIFIED_CHOICE = Guarded(
 )
 # A measurement, not a choice: "the build now takes 14 minutes instead of 4".
 _MEASUREMENT = Twin(
-    re.compile(r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose|shows?)\b[^.;]*\d")
+    re.compile(
+        r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose|shows?)\b[^.;]*\d|"
+        r"\d\S* (?:\S+ ){0,3}?instead of (?:the )?[£$€]?\d"
+    )
 )
 # How an assistant narrates a choice as made rather than proposed.
 _ASSISTANT_DECIDES = re.compile(
@@ -109,6 +112,7 @@ def choice_cue(clause: str, stripped: str, low: str, role: str, opening: bool = 
         return ""  # tested first: it is far cheaper than the lexicons below
     chooses = bool(
         phrases.DECISION.search(low)
+        or phrases.settles(low)
         or phrases.DECISION_CASED.search(clause)
         or (not opening and phrases.TEAM_PRACTICE.search(low))
     )

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from memory.graph import clauses, decisions, failures, labels, markers, paths, phrases, speakers
 from memory.graph.candidates import Emitter, SessionState
-from memory.graph.prefilter import Twin
+from memory.graph.prefilter import Guarded, Twin
 from memory.graph.sentences import Segments, Sentence, segment, split_clauses
 from memory.graph.types import Candidate, NodeType, Status, Turn
 
@@ -39,6 +39,16 @@ _NOT_TECH = frozenset("i we it the a an our my this that no".split())
 _PRONOUN_SUBJECT = re.compile(
     r"^(?:it|it's|this|they)\s+\w|^that\s+(?:can|will|could|should|needs?|is|was|has)\b",
     re.IGNORECASE,
+)
+# A clause saying the one before cannot be explained: "..., no idea how", "..., not sure why".
+_UNEXPLAINED = Guarded(
+    re.compile(
+        r",\s+(?:and\s+)?(?:no idea|not sure|(?:i\s+)?(?:don't|do not) know|(?:i\s+)?can't tell|"
+        r"dunno)\s+(?:how|why)(?:\s+(?:though|honestly|lol))?\s*[.!]*$",
+        re.IGNORECASE,
+    ),
+    ("no idea", "not sure", "know", "can't tell", "dunno"),
+    lower=True,
 )
 # A line that opens with an exception or error tag, as program output does.
 _ERROR_LINE_START = re.compile(
@@ -211,7 +221,7 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
     emit.quoted_error = "`" in text and any(
         failures.is_error_message(m.group(1)) for m in _INLINE_CODE.finditer(text)
     )
-    announced = False
+    announced, count_before = False, len(emit.out)
     for clause in split_clauses(text):
         # What follows a decision in the same sentence is usually its reason, not a new problem.
         emit.after_decision = kind == "decision"
@@ -234,7 +244,20 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
             _give_reason(emit, clause)
         kind = found or kind
         before = clause
+    if role == "user" and not kind and len(emit.out) == count_before and _may_end_unexplained(text):
+        kind = _unexplained(text, role, emit)
     return kind
+
+
+def _may_end_unexplained(text: str) -> bool:
+    """A substring test cheaper than `_UNEXPLAINED`: the sentence ends as "no idea how" ends."""
+    return text.rstrip(" .!").endswith(("how", "why", "though", "honestly", "lol"))
+
+
+def _unexplained(text: str, role: str, emit: Emitter) -> str:
+    """ "One quiz was marked as extra credit, no idea how": what nobody can explain went wrong."""
+    m = _UNEXPLAINED.search(text)
+    return clauses.announced_problem(text[: m.start()], text, role, emit) if m else ""
 
 
 def _announces(clause: str, sentence: str) -> bool:

@@ -361,11 +361,15 @@ _ANNOUNCES_PROBLEM = Guarded(
         r"(?:problem|issue|bug|snag|gotcha|incident)(?:\s+(?:is|was)\s+(?:\S+\s+){0,3}\S+|"
         r"\s+(?:though|here|now|today|left|remaining))?|"
         r"(?:something|stuff|things)\s+(?:went|is|was|has gone|have gone|goes)\s+wrong(?:\s+\S+){0,2}|"
+        # "Weird one though: X", "Other weirdness: X".
+        r"(?:(?:one|another|a|other|more|the|new|last)\s+)?(?:weird|strange|odd)(?:ness|\s+one|"
+        r"\s+thing)(?:\s+(?:though|here|now|too))?|"
         r"(?:we|i)\s+(?:had|have|got|hit)\s+(?:an?\s+|another\s+|one\s+)?"
         r"(?:incident|outage|problem|issue|bug)(?:\s+\S+){0,3})$",
         re.IGNORECASE,
     ),
-    ("problem", "issue", "bug", "snag", "gotcha", "incident", "wrong", "outage"),
+    ("problem", "issue", "bug", "snag", "gotcha", "incident", "wrong", "outage", "weird", "strange")
+    + ("odd",),
     lower=True,
 )
 

@@ -12,6 +12,8 @@ _MARKER = re.compile(r"^\s*(?:\*\*)?([A-Za-z][A-Za-z' /-]{0,30}?)(?:\*\*)?\s*:(?
 # "We're going with this: X" logs X as "Going with: X" does: the subject and the pointer go.
 _SUBJECT = re.compile(r"^(?:so |ok |okay )?(?:we're|we are|we'll|we will|i'm|i am|i'll|i will) ")
 _POINTER = re.compile(r" (?:this|that|these|the following)$")
+# "also TODO: X", "and next: Y": a connective before the marker word.
+_CONNECTIVE = re.compile(r"^(?:also|and|plus|oh and|ok|okay|so) ")
 # "\s*;\s*", "\s*;\s*|,\s+(?:and\s+)?|\s+and\s+(?=[A-Z/])": the first character is read first
 # and its branch told by a look-behind, so that the regex engine skips to the next such one.
 _SEMICOLONS = re.compile(r"[\s;](?:(?<=;)\s*|(?<=\s)\s*;\s*)")
@@ -44,7 +46,7 @@ _KIND_OF_WORD = {word: kind for kind, words in reversed(phrases.MARKERS.items())
 def kind_of(word: str) -> str:
     """The kind of fact a marker word logs ("Decided" -> decision), or ""."""
     key = " ".join(word.lower().replace("’", "'").split())
-    key = _POINTER.sub("", _SUBJECT.sub("", key))
+    key = _POINTER.sub("", _SUBJECT.sub("", _CONNECTIVE.sub("", key)))
     kind = _KIND_OF_WORD.get(key)
     if kind:
         return kind

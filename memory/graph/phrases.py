@@ -366,7 +366,9 @@ DECISION = _lexicon(
     r"\bgoing back to\b",
     r"\bwe(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
     r"make|standardi[sz]e|rely|host|store|put|send|ship|default|let|leave|report|pin|cap|limit|"
-    r"tile|partition|dedupe|cache|buffer|batch|split|serve|show|require|allow|block|skip)\b",
+    r"tile|partition|dedupe|cache|buffer|batch|split|serve|show|require|allow|block|skip|"
+    # Terms set for others: "we'll sell it at 24.50", "we'll give them the cleaned version".
+    r"sell|charge|price|offer|bill|give|accept|reject)\b",
     # One person's "I'll send the summary", "I'll ship it in 2.4.2" is work they take on.
     r"\bi(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
     r"standardi[sz]e|rely|host|store|put|default|let|leave|pin|cap|limit|tile|partition|dedupe|"
@@ -401,6 +403,11 @@ DECISION = _lexicon(
     r"(?:best|better) (?:option|choice|bet|fit)|"
     r"more practical|more safe|safer bet)\b",
     r"\bmakes? (?:more )?sense\b",
+    # An inclination stated as the pick: "my gut says delete them", "my instinct was to wait".
+    r"\bmy (?:gut|instinct|first instinct) (?:says|said|is|was|tells me)\b",
+    # Committed to: "per household for sure", "the lineup is final", "the date is locked in".
+    r"\bfor sure\b(?<!know for sure)(?<!say for sure)(?<!tell for sure)",
+    r"\b(?:is|are) (?:now )?(?:final|locked in|set in stone)\b",
     r"\bmy vote (?:is |goes )?(?:for|to)\b",
     r"\bgets my vote\b",
     r"\bthe winner is\b",
@@ -428,7 +435,9 @@ DECISION = _lexicon(
     r"hope\b|chat\b|circle\b|revisit\b|sync\b|pair\b|fix\b|encrypt\b|say\b|\w+ (?:it|that|this)\b)"
     r"[a-z]+",
     # Not "the job now uses the request ctx": a change reported done (see DONE_STATE).
-    r"(?<!too )(?<!much )(?<!now )(?<!now actually )\buses\b(?! (?:too|a lot|more|less|up|about|around|\d)\b)",
+    # The word first, then what may not stand before it: a branch opening with a letter is cheap.
+    r"uses\b(?<!too uses)(?<!much uses)(?<!now uses)(?<!now actually uses)"
+    r"(?! (?:too|a lot|more|less|up|about|around|\d)\b)",
     r"\b(?:lives?|sits?) (?:in|on|under|inside) (?![\w.-]*[/.][\w./-]*|my\b|one\b|a\b|queued?\b|pending\b|the queue\b)",
     r"\b(?:is|are) with\b",
     r"\b(?:are|is) only used (?:for|in|on)\b",
@@ -440,10 +449,11 @@ DECISION = _lexicon(
     r"backs? up) (?:\S+ ){0,5}(?:on )?every\b",
     r"^trigger every\b",
     r"\bsyncs? (?:through|via|over)\b",
-    r"(?:^|\bthe )(?:base |default |primary |target |main |rollback )?(?:model|backend|store|"
+    r"(?:^|\bthe |\bour )(?:base |default |primary |target |main |rollback )?(?:model|backend|store|"
     r"database|engine|runtime|framework|provider|region|format|strategy|window|threshold|"
     r"timeout|ttl|batch size|page size|version|tier|host|schedule|cadence|stack|theme|font|"
-    r"broker|queue) (?:is|are|stays?|will be) (?!\w+ing\b|still\b|not\b|too\b|down\b|up\b|slow|"
+    r"broker|queue|tolerance|limit|cap|quota|interval|retention|fee|seed|sample size) "
+    r"(?:is|are|stays?|will be) (?!\w+ing\b|still\b|not\b|too\b|down\b|up\b|slow|"
     r"fine\b|ok\b|empty\b|missing\b|wrong\b|broken\b|gone\b|done\b|in\b|on\b|at\b|"
     r"the (?:problem|issue|bug)\b)",
     r"\bafter all\b",
@@ -464,7 +474,8 @@ DECISION = _lexicon(
     r"\b(?:take|taking|took|go|going|went|gone) the [\w-]+(?: [\w-]+)? (?:route|path)\b",
     # "I'd rather go deferrable across the board".
     r"\b(?:i|we)(?:'d| would) rather (?:go|use|keep|stick|do|have|ship|pick|take|run|stay|move|"
-    r"switch|build|pay|hire|start)\b",
+    r"switch|build|pay|hire|start|partition|split|host|store|cache|pin|cap|drop|cut|replace|"
+    r"avoid)\b",
     # "we'll do solid queue on postgres": doing an option, not a piece of work ("do the rest").
     r"\b(?:we|i)(?:'ll| will) do (?!(?:it|that|this|the|them|some|a|an|more|both|my|our|his|her|"
     r"their|what|whatever|everything|anything|something|one|all|those|these|any|so|well|better|"
@@ -491,7 +502,7 @@ DECISION = _lexicon(
     r"\b(?:i'm|i am) (?:going with|going to use|switching|moving|sticking|using|dropping|keeping)\b",
     r"\b(?:we'll|i'll|let's|we) go for\b",
     r"\bstandardi[sz](?:e|ed|ing) on\b",
-    r"\bthe plan is\b",
+    r"\bthe plan(?: as of (?:right )?now| for now| for (?:this|next) \w+)? is\b",
     r"\blanded on\b",
     r"\bgo(?:ing)? ahead with\b",
     r"\bsigned off on\b",
@@ -515,11 +526,56 @@ DECISION = _lexicon(
     r"\bdescop",
 )
 
+# Verdicts that settle an option, each guarded by its own keywords: kept out of DECISION so that a
+# text without one costs substring tests, not a regex scan. Lower-cased text.
+VERDICTS = (
+    # An option judged acceptable as it is: "hardcoding the locale is totally fine", "path refs
+    # are fine while it's one repo", "a 90-day notice is acceptable". Not "it's fine", "which is
+    # fine" (a reaction), nor "is fine now" (a problem gone).
+    Guarded(
+        re.compile(
+            r"\b(?:is|are)(?<!\bit is)(?<!\bthat is)(?<!\bthis is)(?<!\bwhich is)(?<!\bwhat is)"
+            r"(?<!\beverything is)(?<!\bthey are) (?:totally |perfectly |absolutely |completely |"
+            r"also )?(?:fine(?! with\b)|acceptable|good enough)\b(?! now\b| again\b| by me\b)"
+        ),
+        ("fine", "acceptable", "good enough"),
+    ),
+    # An option dropped, stated as its going: "the midterms go away", "the reflection has to go",
+    # "the hake comes off the menu". Not "the warning goes away when I pin it" (a finding).
+    Guarded(
+        re.compile(
+            r"\b(?:goes|go) away\b(?! (?:when|if|after|once|with|on|as soon|by itself|again)\b)|"
+            r"\b(?:has|have) to go\b(?! (?:to|through|back|out|in|on|up|down|over|via|into|first)\b)|"
+            r"\bcomes? off\b(?! (?:as|well|badly|fine|the (?:wall|hinge|rails))\b)"
+        ),
+        ("go away", "goes away", "to go", "come off", "comes off"),
+    ),
+    # A proposal approved by name: "the ORDER BY looks right to me", "your outline sounds good to
+    # us". Not "that sounds good to me" (an acceptance, read as one elsewhere).
+    Guarded(
+        re.compile(
+            r"^(?!(?:that|this|it|everything|all|which|what|sounds|looks|seems)\b)"
+            r"(?:the |your |our |my )?[\w.+#/-]++(?: [\w.+#/-]++){0,3}? (?:looks?|sounds?|seems?) "
+            r"(?:\w+ )?(?:right|good|fine|great|sensible|reasonable) to (?:me|us)\b"
+        ),
+        (" to me", " to us"),
+    ),
+)
+
+
+def settles(low: str) -> bool:
+    """Whether a lower-cased clause gives a verdict that settles an option (see ``VERDICTS``)."""
+    for verdict in VERDICTS:
+        if verdict.search(low):
+            return True
+    return False
+
+
 # The team's present practice ("we match on the payout ID", "we're moving the jobs to Fargate"):
 # a choice in force, except in the opening message, where it describes how things stand ("we ship
 # a notes app", "we're training a detector") before anything is decided.
 TEAM_PRACTICE = _lexicon(
-    r"(?:^|\bso |\band |\bthen |, )we (?:now |only |always |also )?(?!(?:have|had|need|want|see|"
+    r"(?:^|\bso |\band |\bthen |, |\bi think )we (?:now |only |always |also )?(?!(?:have|had|need|want|see|"
     r"get|got|know|think|hope|can|could|should|would|will|might|may|must|do|don't|did|didn't|are|"
     r"were|was|still|never|noticed|tried|found|lost|hit|talked|just|then|ran|spent|managed|"
     r"already|probably|really|kind|sort|haven't|aren't|weren't|can't|won't|all|both|only|even|"
@@ -663,7 +719,7 @@ DONE_STATE = _lexicon(
     r"\ball green\b",
     r"took care of\b",
     r"got (?:\w+ ){0,4}(?:working|running|going|fixed|done|passing|green|sorted)\b",
-    r"(?:is|are) (?:now )?in \S+ now\b",
+    r"(?:is|are) (?:now )?in (?:our |the |my )?\S+ now\b",
     r"shows? (?:\w+ )?now",
     r"sticks? around",
     r"(?:merged|shipped|landed|"
@@ -682,7 +738,11 @@ DONE_SUCCESS = _lexicon(
     r"\b(?:finished|succeeded|succeeds|compiles|survives|survived)\b",
     r"\b(?:went|goes|go|ran|runs) through\b",
     r"\b(?:fits|fit|loads|load|loaded|shows|show|lands|land|runs|run|ran|starts|boots|connects|"
-    r"syncs|renders|builds|plans) (?:\S+ ){0,4}(?:now|again|fine|nicely|cleanly|correctly)\b",
+    r"syncs|renders|builds|plans|matches|match|appears|appear|arrives|arrive|comes through|"
+    r"come through) (?:\S+ ){0,4}(?:now|again|fine|nicely|cleanly|correctly)\b",
+    # Figures that reconciled: "the counts matched", "the checksums all matched". The present
+    # tense is as often the check still to run ("verify the row counts match").
+    r"\b(?:counts?|totals?|numbers|checksums?|hashes|sums|balances) (?:all )?matched\b",
     r"\b(?:fits|fit) (?:nicely|in memory|in \d)",
     r"\b\w+ed (?:fine|cleanly|successfully)\b",
     r"\b(?:looks?|is|are|feels?) (?:\w+ )?(?:right|fine|good|correct) now\b",
@@ -772,6 +832,19 @@ PENDING = _lexicon(
     r"\b(?:goes|go|ships?|launch(?:es)?|lands?|is due|due|happens) (?:out |live )?(?:on |by |in )?"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d",
     r"\bpick (?:it|this|that) up\b",
+    # A user's own plan, the subject dropped: "will flip it to enforcing on Monday".
+    r"^will (?!be\b|see\b|probably\b|likely\b|never\b|not\b|have\b|need\b|want\b)[a-z]+",
+    # Work delegated: "I've already asked Bilal to cut an exercise", "told the vendor to resend it".
+    r"\b(?:asked|told|got) (?!(?:you|me|us|it|them|for|about|around|whether|if|why|how|what)\b)"
+    r"(?:the )?[\w-]+(?: [\w-]+)? to (?!be\b|know\b|see\b|say\b)[a-z]+",
+    # Work promised by someone else: "she'll send it Thursday", "they'll review the draft".
+    r"\b(?:he|she|they)(?:'ll| will) (?:also )?(?:send|write|review|check|look|finish|share|draft|"
+    r"update|fix|call|email|ping|bring|sort|handle|book|order|schedule|prepare|test|deploy|merge|"
+    r"sign|approve|confirm|reply|get back|set up|follow up)\b",
+    # Work handed out: "the missing pages are assigned to the owning teams".
+    r"\b(?:is|are|was|were|got|been) (?:now |already )?(?:assigned|handed|delegated) to\b",
+    # A decision still to be taken by someone: "the head of school decides on the budget in January".
+    r"\b(?:decides|will decide|is deciding|are deciding|gets to decide) (?:on|about|whether|if)\b",
     r"\bstill (?:investigating|analy[sz]ing|looking|working|monitoring|waiting|reviewing|"
     r"debugging|testing|evaluating)\b",
     r"\bremains? (?:open|to be)\b",
@@ -933,7 +1006,8 @@ ERROR = _lexicon(
     r"dies\b",
     r"shows? (?:the |a )?wrong\b",
     r"(?:twice|two times)\b(?! as\b)",
-    r"[45]\d\ds\b",
+    r"4\d\ds\b",
+    r"5\d\ds\b",
     r"expired\b",
     r"freez(?:es|ing)\b",
     r"froze\b",
@@ -974,6 +1048,54 @@ ERROR = _lexicon(
     r"(?:passwords?|secrets?|tokens?|keys?|credentials) (?:\w+ ){0,3}in plain ?text\b",
     r"show(?:s|ed|ing)? (?:the )?(?:old|stale|outdated|previous) \w+",
     r"(?:didn't|did not|doesn't|does not|won't|never) (?:\w+ )?(?:go off|arrive)\b",
+    # The people served, upset: "customers are furious", "players keep complaining".
+    r"(?:customers|users|clients|people|players|students|members|buyers|readers|staff|guests|"
+    r"patients|employers|subscribers) (?:are |were |keep |have been |started |already )?"
+    r"(?:furious|angry|upset|frustrated|complaining|complain(?:ed)?)\b",
+    # Abnormal ends: "the github action died on it", "Aborted with 2 warnings".
+    r"died\b",
+    r"abort(?:s|ed)\b(?! (?:the|it|a|an|my|our|this|that)\b)",
+    r"(?:is|are|was|were) (?:still )?undefined\b",
+    # Refused to the user: "the portal won't let me save", "it doesn't let us log in".
+    r"(?:won't|doesn't|does not|will not|wouldn't|didn't) let (?:me|us|them|users?|people|anyone)\b",
+    # Out of reach: "412 jobs just aren't searchable today", "the button isn't clickable".
+    r"(?:isn't|aren't|wasn't|weren't) (?:just |even |really |actually )?(?:searchable|clickable|"
+    r"visible|reachable|accessible|findable|editable|selectable)\b",
+    # State lost on its own: "their cart empties", "the form goes blank", "it logs me out".
+    r"(?:empties|emptied)\b(?! (?:the|it|a|an|my|our|this|that)\b)",
+    r"(?:goes|went|going) blank\b",
+    r"(?:logs?|logged|kicks?|kicked|signs?|signed) (?:me|us|them|users|people|everyone) out\b",
+    # A figure judged impossible: "March shows 140%, which is impossible".
+    r"(?:is|are|was|were|looks?|seems?) (?:\w+ )?(?:impossible|nonsense|nonsensical|absurd|"
+    r"implausible)\b",
+    # Duplicated data: "a third of the attempts had a duplicate".
+    r"(?:has|have|had|got|getting) (?:a |some |\d+ )?duplicates?\b",
+    # Done to the data behind everyone's back: "60 tickets got auto-closed", "got wiped".
+    r"got (?:auto-?[a-z]+|accidentally [a-z]+|wiped|overwritten|double-[a-z]+)\b",
+    # Behaviour nobody can explain: "for some reason the export skips Mondays".
+    r"for some reason\b",
+    # Figures that do not reconcile: "the totals don't add up", "the two ledgers never tally".
+    r"(?:don't|doesn't|do not|does not|didn't|won't|never) (?:add up|reconcile|tally)\b",
+    # A change nobody owns up to: "someone changed it from 168 to 96 hours".
+    r"(?:someone|somebody) (?:had |has )?(?:changed|deleted|removed|disabled|turned off|"
+    r"switched off|edited|overwrote|reverted|dropped)\b",
+    # Less than was ordered or asked: "delivered 6 kg instead of 12", "got 40 rows instead of 50".
+    r"(?:got|gets|getting|delivered|delivers|returned|returns|sent|received|charged|"
+    r"billed|came back with) (?:\S+ ){0,3}?[£$€]?\d[\d.,]*\S* (?:\S+ ){0,3}?instead of "
+    r"(?:the )?[£$€]?\d",
+    r"never (?:got|received|showed up|came)\b",
+    # A check narrower than it should be: "the duplicate check only compares the invoice number".
+    r"only (?:compares|checks|validates|catches|detects|counts|looks at)\b",
+    r"complain(?:s|ed|ing)? (?:that|about)\b",
+    # Overload: "the app hammers the endpoint every 2 seconds", "the job floods the logs".
+    r"(?:hammer|flood|spam)(?:s|ing|ed|med|ming)\b",
+    r"(?:not possible|impossible) to\b",
+    # One thing twice: "we end up processing duplicate events", "a second session for the same
+    # visit", "two guests getting the same room".
+    r"end(?:s|ed)? up (?:\w+ing |with )(?:\w+ )?duplicates?\b",
+    r"(?:a second|an extra|a duplicate) \w+(?: \w+)? for the same\b",
+    r"(?:two|both|multiple|several) \w+ (?:getting|booking|receiving|claiming|taking|assigned) "
+    r"the same\b",
 )
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".

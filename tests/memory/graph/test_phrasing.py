@@ -1086,3 +1086,303 @@ def test_one_persons_i_will_send_or_ship_is_work_taken_on(text: str, task: str) 
 def test_the_teams_we_will_send_stays_a_decision() -> None:
     assert _labels("We'll send alerts to the ops channel.", NodeType.DECISION)
     assert _labels("I'll put the workers on spot instances.", NodeType.DECISION)
+
+
+# ----- problems told as behaviour: people upset, a thing that died, a refusal, state lost -----
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The gym members are furious about the double booking.",
+        "Subscribers keep complaining that the digest arrives twice.",
+        "The nightly render job died halfway through the second reel.",
+        "Compilation aborted with 3 warnings treated as errors.",
+        "The variable 'tenantRegion' is undefined in the template.",
+        "The booking form won't let me reserve a Sunday slot.",
+        "Half the recipes just aren't searchable since the migration.",
+        "The basket empties whenever a shopper switches language.",
+        "The survey page goes blank after the third question.",
+        "The kiosk app logs everyone out at midnight.",
+    ],
+)
+def test_behaviour_gone_wrong_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I aborted the import before it touched the archive.",  # an action, not a failure
+        "The cashier empties the till at closing.",
+        "Nobody died, the rehearsal just ran long.",
+    ],
+)
+def test_near_misses_are_not_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+
+
+# ----- decisions as a verdict or a removal: "X is fine", "X goes away", "X has to go" ---------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Printing the tickets in black and white is totally fine, nobody keeps them.",
+        "A shared spreadsheet is fine while the club has twelve members.",
+        "Two-week delivery is acceptable for the spring catalogue.",
+        "Hand-written labels are good enough for the pilot greenhouse.",
+        "The welcome dinner goes away, the budget covers one reception only.",
+        "So the paper sign-up sheet has to go.",
+        "The lamb shank comes off the lunch menu in March.",
+        "We'll sell the early-bird passes at 40 euros.",
+        "We'll give the volunteers the printed schedule, not the app.",
+        "So I think we close the library at six on Fridays.",
+    ],
+)
+def test_verdict_or_removal_is_a_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The projector is fine now, it was the cable.",  # a problem gone
+        "That is fine, thanks.",  # a reaction
+        "The treasurer is fine with both venues.",  # someone's consent, no option taken
+        "The rash goes away after a couple of days.",  # a finding
+        "I have to go to the bank first.",
+    ],
+)
+def test_verdict_near_misses_are_not_decisions(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+# ----- batch two: figures that are impossible or reconcile, promises, verdicts of commitment --
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The attendance sheet shows 130% for week 3 which is impossible.",
+        "A dozen of the imported invoices had a duplicate.",
+        "Forty support threads got auto-archived over the weekend.",
+        "For some reason the printer skips every second label.",
+        "The two cash registers don't add up at closing time.",
+    ],
+)
+def test_figures_and_unexplained_behaviour_are_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The shelf counts all matched after the second stocktake.",
+        "The confirmation banner appears after checkout now.",
+        "The rota totals match the payroll export again.",
+    ],
+)
+def test_figures_that_reconcile_are_work_done(text: str) -> None:
+    assert _done(text), text
+
+
+def test_a_check_still_to_run_is_not_work_done() -> None:
+    assert _done("verify the seat counts match") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ingrid is pricing the catering, she'll send it on Thursday.",
+        "They'll review the floor plan before the open day.",
+        "The unanswered reviews are assigned to the shift leads.",
+        "The parish council decides on the grant in March.",
+    ],
+)
+def test_work_promised_or_handed_out_is_pending(text: str) -> None:
+    assert _open(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "So the lineup is final, five bands and no headliner.",
+        "The wedding date is locked in for the 14th.",
+        "Per household for sure, families share one account anyway.",
+    ],
+)
+def test_a_commitment_is_a_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION), text
+
+
+def test_i_do_not_know_for_sure_decides_nothing() -> None:
+    assert _labels("I don't know for sure which hall is bigger.", NodeType.DECISION) == []
+
+
+def test_a_named_suggestion_that_did_the_trick_resolves_the_problem() -> None:
+    from memory.graph import pipeline
+    from memory.graph.types import Status
+
+    turns = [
+        Turn(0, "user", "Let's sort out the shop floor."),
+        Turn(1, "assistant", "Sure."),
+        Turn(2, "user", "The label printer crashes on every third sheet."),
+        Turn(3, "assistant", "Try the thicker paper setting."),
+        Turn(4, "user", "The thicker setting did the trick."),
+    ]
+    errors = [n for n in pipeline.build_graph(turns).nodes.values() if n.type == NodeType.ERROR]
+    assert errors and all(n.status == Status.COMPLETED for n in errors), errors
+
+
+# ----- work done, told in passing: "like you said", "I did fix X", "did X, Y", "X from Y sent" --
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("I emailed the landlord about the boiler like you said.", "emailed the landlord"),
+        ("Moved the rehearsal to the small hall, as you suggested.", "Moved the rehearsal"),
+        ("I did fix the wobbly table legs in the café, they were loose.", "wobbly table legs"),
+        ("did the seating plan, fits and the caterer can work with it.", "did the seating plan"),
+        ("The price list is in our handbook now, on page 4.", "price list"),
+        ("Amira from accounts sent the reminders this morning.", "sent the reminders"),
+    ],
+)
+def test_work_done_told_in_passing_is_completed(text: str, task: str) -> None:
+    assert any(task in t for t in _done(text)), _done(text)
+
+
+def test_what_someone_said_is_still_reported() -> None:
+    assert _done("Ola said the caterer moved the tables.") == []
+
+
+# ----- preferences and inclinations: "I'd rather split X", "X looks right to me", "my gut says" --
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'd rather split the choir into two sections, the hall is small.",
+        "The seating chart looks right to me.",
+        "Your running order sounds sensible to us.",
+        "The plan for now is we hire two seasonal pickers.",
+        "My gut says just refund all three orders and move on.",
+        "Our fee is 2 euros a day for late returns.",
+    ],
+)
+def test_a_preference_or_inclination_is_a_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION), text
+
+
+def test_an_acceptance_names_no_option() -> None:
+    assert [
+        lbl for lbl in _labels("That sounds good to me.", NodeType.DECISION) if "good" in lbl
+    ] == []
+
+
+def test_a_preference_for_understanding_is_no_option() -> None:
+    assert _labels("I'd rather understand why the pump stops first.", NodeType.DECISION) == []
+
+
+# ----- problems told as a surprise: someone changed it, short deliveries, narrow checks --------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Someone changed the locker timeout from 30 to 5 minutes, no note anywhere.",
+        "The bakery delivered 20 loaves instead of 40 on Saturday.",
+        "Half the volunteers never got the rota email.",
+        "The plagiarism check only compares the first page of each essay.",
+        "Two parents complained that the pickup list skips the late group.",
+        "The thermostat app hammers the hub every second.",
+        "It is not possible to book two rooms in one reservation.",
+        "Strange one though: the lobby screen shows yesterday's menu.",
+        "Table six was billed twice for the wine, no idea how.",
+        "The fridge door was open all night, not sure why.",
+    ],
+)
+def test_a_surprise_told_plainly_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The shuttle now takes 12 minutes instead of 25.",  # an improvement, measured
+        "The printer is on the second floor, no idea why they put it there, but fine.",
+    ],
+)
+def test_a_surprise_near_miss_is_no_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
+# ----- pending work, plainly: a marker after "also", delegation, "will X", trailing hedges -----
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("also TODO: label the spare keys by floor", "label the spare keys"),
+        ("I've already asked Noor to draft the seating plan.", "draft the seating plan"),
+        ("will move the tasting to the cellar on Friday if it rains.", "move the tasting"),
+        (
+            "The garden party can wait until the roof is fixed, no point planning a menu that "
+            "might still change.",
+            "garden party can wait",
+        ),
+        ("I'll take the raffle idea to the committee, maybe that settles it.", "raffle idea"),
+        ("I should probably reprint the loyalty cards at some point.", "reprint the loyalty cards"),
+    ],
+)
+def test_pending_work_told_plainly_is_open(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "will it hold up on a busy Saturday",  # a question typed without its mark
+        "The banners go up on Friday, maybe.",  # a short hedge hedges the whole
+        "I asked around and nobody knows.",
+    ],
+)
+def test_pending_near_misses_stay_closed(text: str) -> None:
+    assert _open(text) == [], _open(text)
+
+
+# ----- one thing twice, and work reported as a bare participle --------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The till retries the card and we end up charging duplicate payments.",
+        "Late scans create a second visit for the same patient.",
+        "On Saturday two couples getting the same table at eight.",
+    ],
+)
+def test_one_thing_twice_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("Invoices written for March and April, the accountant has them.", "Invoices written"),
+        ("all 312 certificates printed", "312 certificates printed"),
+        ("Wedding licence renewed at the town hall yesterday.", "licence renewed"),
+    ],
+)
+def test_a_bare_participle_reports_work_done(text: str, task: str) -> None:
+    assert any(task in t for t in _done(text)), _done(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Three tenants signed it last week.", "The exported figures are what the board wants."],
+)
+def test_a_participle_near_miss_reports_no_work(text: str) -> None:
+    assert _done(text) == [], _done(text)

@@ -27,11 +27,18 @@ def _write_many(sql: str, params: list[list]) -> None:
             cursor.executemany(sql, params)
 
 
-def rows(model, field: str, value, order_by: tuple[str, ...] = (), limit: int | None = None):
-    """The ``model`` instances whose ``field`` holds ``value``, as the ORM would build them."""
+def rows(
+    model, field: str, value, order_by: tuple[str, ...] | None = None, limit: int | None = None
+):
+    """The ``model`` instances whose ``field`` holds ``value``, as the ORM would build them, in
+    ``order_by`` order (the model's own ordering by default; "-name" for descending)."""
     sql = f"SELECT * FROM {_table(model)} WHERE {_column(model, field)} = %s"
-    if order_by:
-        sql += " ORDER BY " + ", ".join(_column(model, name) for name in order_by)
+    order = model._meta.ordering if order_by is None else order_by
+    if order:
+        sql += " ORDER BY " + ", ".join(
+            _column(model, name.lstrip("-")) + (" DESC" if name.startswith("-") else "")
+            for name in order
+        )
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     return list(model.objects.raw(sql, [value]))

@@ -64,6 +64,16 @@ def test_a_saved_graph_loads_back_identical(session):
     assert graphs.load_graph(session) == graph
 
 
+def test_nodes_load_in_the_order_they_became_valid_whatever_order_they_were_saved_in(session):
+    graph = Graph(high_water=9)
+    for label, position in [("Redis for the queue", 7), ("Caddy in front", 2), ("Fly.io", 5)]:
+        node = decision(label, Status.COMPLETED, position)
+        graph.nodes[node.key] = node
+    graphs.save_graph(session, graph)
+    loaded = [node.label for node in graphs.load_graph(session).nodes.values()]
+    assert loaded == ["Caddy in front", "Fly.io", "Redis for the queue"]  # tiers break ties so
+
+
 def test_saving_twice_writes_nothing_new(session):
     graphs.save_graph(session, sample_graph())
     graphs.save_graph(session, graphs.load_graph(session))

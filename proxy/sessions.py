@@ -365,14 +365,14 @@ def record_exchange(
             )
             recorded = transcripts.record_messages(session, history, usage.get("model"))
             transaction.on_commit(lambda: _after_recording(session, bool(recorded.new)))
-        log = RequestLog(
+        entry = RequestLog(
             project_id=key.project_id,
             api_key_id=key.pk,
             session_id=session and session.pk,
             created_at=timezone.now(),
             **usage,
         )
-        sql.insert_rows(RequestLog, [log])
+        sql.insert_rows(RequestLog, [entry])
 
 
 def _after_recording(session: Session, new: bool) -> None:

@@ -17,3 +17,11 @@ def _check_services(**kwargs) -> None:
     from tokenmizer_site.services import check_services
 
     check_services()
+
+
+@worker_init.connect
+def _yield_to_requests(**kwargs) -> None:
+    """Lower the worker's CPU priority (inherited by its pool processes) below the proxy's."""
+    from django.conf import settings
+
+    os.nice(settings.TOKENMIZER_WORKER_NICE)

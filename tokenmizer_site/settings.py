@@ -169,6 +169,10 @@ CELERY_TASK_TIME_LIMIT = env_int("TOKENMIZER_TASK_TIME_LIMIT", 120)
 TOKENMIZER_EXTRACTION_DELAY_MS = env_int("TOKENMIZER_EXTRACTION_DELAY_MS", 50)
 TOKENMIZER_EXTRACTION_MAX_DELAY_MS = env_int("TOKENMIZER_EXTRACTION_MAX_DELAY_MS", 1000)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 10
+# A worker lowers its own CPU priority by this much (nice), so that on a machine it shares with
+# the ASGI processes a request never waits behind an extraction job; jobs still run at full speed
+# whenever the proxy is idle (0: leave the priority as started).
+TOKENMIZER_WORKER_NICE = env_int("TOKENMIZER_WORKER_NICE", 10)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -222,3 +222,17 @@ def test_the_worker_runs_a_queued_extraction(session):
         "the worker extracted the queued session",
     )
     assert session.nodes.filter(key="postgresql for orders storage").exists()
+
+
+@PRODUCTION
+def test_the_worker_runs_its_jobs_below_the_proxys_cpu_priority(production_services):
+    """On a machine shared with the ASGI processes, a request must not wait behind a job."""
+    import os
+    from pathlib import Path
+
+    worker = production_services.pid
+    pool = Path(f"/proc/{worker}/task/{worker}/children").read_text().split()
+    assert pool, "the worker has a pool process"
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    for pid in [worker, *map(int, pool)]:
+        assert os.getpriority(os.PRIO_PROCESS, pid) == own + settings.TOKENMIZER_WORKER_NICE

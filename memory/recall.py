@@ -21,11 +21,6 @@ from memory.models import DecisionTransition, Edge, Node, Project, Session
 from tokenmizer_site import caching
 
 FTS_TABLE = "memory_node_fts"
-# What the GIN index covers (what SearchVector("label", "reason", "evidence_quote") compiles to).
-PG_VECTOR_SQL = (
-    "to_tsvector('english'::regconfig, COALESCE(label, '') || ' ' || COALESCE(reason, '') "
-    "|| ' ' || COALESCE(evidence_quote, ''))"
-)
 MAX_TERMS = 48  # a long first message is a query of its most telling words, not all of them
 MAX_LIMIT = 500
 # Nodes considered for standing knowledge: this many by relevance and as many by importance. A
@@ -69,22 +64,14 @@ def _sqlite_search(words: list[str]) -> tuple[str, list]:
     return sql, [_fts5_query(words)]
 
 
-# The ranking weighs the label above the quote and the reason, as SearchRank over
-# SearchVector("label", weight="A") + SearchVector("evidence_quote", "reason", weight="B") does.
-_PG_WEIGHTED_SQL = (
-    "setweight(to_tsvector('english'::regconfig, COALESCE(label, '')), 'A') || "
-    "setweight(to_tsvector('english'::regconfig, "
-    "COALESCE(evidence_quote, '') || ' ' || COALESCE(reason, '')), 'B')"
-)
-
-
 def _postgres_search(words: list[str]) -> tuple[str, list]:
-    # websearch_to_tsquery never raises on user text; the words are joined with its "or". The
-    # match is on PG_VECTOR_SQL itself, so the GIN index over that expression serves it.
+    # websearch_to_tsquery never raises on user text; the words are joined with its "or". Each
+    # node stores its vector, the label weighted above the quote and the reason (migration 0007),
+    # and a GIN index over it serves the match.
     sql = (
-        f"SELECT n.id, ts_rank({_PG_WEIGHTED_SQL}, q) AS score "
+        "SELECT n.id, ts_rank(n.search_vector, q) AS score "
         "FROM memory_node n JOIN memory_session s ON s.id = n.session_id, "
-        f"websearch_to_tsquery('english'::regconfig, %s) q WHERE {PG_VECTOR_SQL} @@ q"
+        "websearch_to_tsquery('english'::regconfig, %s) q WHERE n.search_vector @@ q"
     )
     return sql, [" or ".join(words)]
 

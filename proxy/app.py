@@ -121,7 +121,19 @@ async def _read_request(scope, receive) -> tuple[sessions.Admitted, ChatRequest]
     admitted = sessions.admitted_recently(authorization, request.session_id)
     if admitted is None:
         admitted = await db(sessions.admit)(authorization, request.session_id, request.messages)
+    elif sessions.readmission_due(authorization, request.session_id):
+        _in_background(db(sessions.readmit, _AFTERWARDS)(authorization, request.session_id))
     return admitted, request
+
+
+_background: set[asyncio.Future] = set()
+
+
+def _in_background(work) -> None:
+    """Run ``work`` on the loop without waiting for it (kept referenced until it is done)."""
+    task = asyncio.ensure_future(work)
+    _background.add(task)
+    task.add_done_callback(_background.discard)
 
 
 async def _through_session(exchange: Exchange, session) -> None:
@@ -240,7 +252,7 @@ def _record(exchange: Exchange, outcome: relay.Outcome | None, latency_ms: float
     """In a bookkeeping thread: the tokens the request's path had no need to count are counted
     and charged to the key's rate limit, and the exchange is recorded."""
     usage = _usage(exchange, outcome, latency_ms)
-    limits.charge(exchange.key.pk, usage["tokens_forwarded"] - exchange.charged)
+    limits.settle(exchange.key.pk, usage["tokens_forwarded"] - exchange.charged)
     ok = outcome is not None and outcome.status == 200 and not outcome.error
     sessions.record_exchange(
         exchange.key,

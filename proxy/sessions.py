@@ -34,9 +34,12 @@ class Admitted:
 
 # Recent admissions by (Authorization header, session id): a conversation's next request is
 # admitted without a database call, and a key's new session skips reading the key again (its
-# entry has no session id). Only successes are kept, each for TOKENMIZER_ADMISSION_TTL_S.
+# entry has no session id). Only successes are kept, each for TOKENMIZER_ADMISSION_TTL_S; one
+# used past half that moment is read again off the request path (``readmit``), so a
+# conversation that keeps coming back never waits for the database.
 _recent: dict[tuple[str | None, str | None], tuple[float, Admitted]] = {}
 _RECENT_MAX = 10_000
+_rereading: set[tuple[str | None, str | None]] = set()
 
 
 def admitted_recently(authorization: str | None, session_id: str | None) -> Admitted | None:
@@ -47,9 +50,25 @@ def admitted_recently(authorization: str | None, session_id: str | None) -> Admi
     return hit[1]
 
 
+def readmission_due(authorization: str | None, session_id: str | None) -> bool:
+    """Whether a remembered admission is past half its moment and nobody reads it again yet
+    (the caller then calls ``readmit``)."""
+    entry = (authorization, session_id)
+    hit = _recent.get(entry)
+    due = (
+        hit is not None
+        and entry not in _rereading
+        and time.monotonic() - hit[0] >= settings.TOKENMIZER_ADMISSION_TTL_S / 2
+    )
+    if due:
+        _rereading.add(entry)
+    return due
+
+
 def forget_admissions() -> None:
     """Drop every remembered admission (a key was revoked in this process)."""
     _recent.clear()
+    _rereading.clear()
 
 
 def _remember(authorization: str | None, admitted: Admitted) -> Admitted:
@@ -59,6 +78,12 @@ def _remember(authorization: str | None, admitted: Admitted) -> Admitted:
         external_id = admitted.session.external_id if admitted.session else None
         _recent[(authorization, external_id)] = (time.monotonic(), admitted)
     return admitted
+
+
+def _keyed(authorization: str | None) -> Admitted:
+    key = keys.authenticate(authorization)
+    upstreams = sql.rows(Upstream, "project", key.project_id, order_by=("position", "id"))
+    return _remember(authorization, Admitted(key, upstreams, None))
 
 
 def admit(
@@ -72,15 +97,31 @@ def admit(
 
     A new session comes back unsaved (no pk), its preamble chosen, and is remembered as such:
     the bookkeeping after the response stores it (``stored``), off the request's path."""
-    keyed = admitted_recently(authorization, None)
-    if keyed is None:
-        key = keys.authenticate(authorization)
-        upstreams = sql.rows(Upstream, "project", key.project_id, order_by=("position", "id"))
-        keyed = _remember(authorization, Admitted(key, upstreams, None))
+    keyed = admitted_recently(authorization, None) or _keyed(authorization)
     if not session_id:
         return keyed
     session = open_session(keyed.key, session_id, messages)
     return _remember(authorization, Admitted(keyed.key, keyed.upstreams, session))
+
+
+def readmit(authorization: str | None, session_id: str | None) -> None:
+    """Read a remembered admission again, as ``admit`` would, and remember it afresh. A session
+    not stored yet stays the one remembered (its preamble chosen once). A key revoked, or a
+    session id now another's, meanwhile: the key's admissions are forgotten, so the next
+    request is admitted afresh, and refused."""
+    try:
+        remembered = _recent.get((authorization, session_id))
+        keyed = _keyed(authorization)
+        if session_id and remembered is not None:
+            session = _session_row(keyed.key, session_id) or remembered[1].session
+            _remember(authorization, Admitted(keyed.key, keyed.upstreams, session))
+    except (keys.AuthError, ProxyError):
+        for entry in [e for e in list(_recent) if e[0] == authorization]:
+            _recent.pop(entry, None)
+    except Exception:  # the database is away: the admission expires as usual
+        log.exception("reading an admission again failed")
+    finally:
+        _rereading.discard((authorization, session_id))
 
 
 def last_user_text(messages: list[dict[str, Any]] | None) -> str:
@@ -107,21 +148,22 @@ def open_session(
 ) -> Session:
     """The key's session of that id, or a new one (unsaved) with its preamble; 404 if the id is
     another user's or another project's session."""
+    return _session_row(key, external_id) or Session(
+        project=key.project,
+        external_id=external_id,
+        user=key.user,
+        mecw=key.project.mecw,
+        preamble=project_preamble(key.project, messages),
+    )
+
+
+def _session_row(key: ApiKey, external_id: str) -> Session | None:
+    """The key's stored session of that id, None if there is none; 404 if it is another's."""
     # One read finds the id in every project: another project's session of that id is not ours
     # to see, and not a new one to open either.
     found = sql.rows(Session, "external_id", external_id, limit=2)
     session = next((s for s in found if s.project_id == key.project_id), None)
-    if session is None:
-        if found:
-            raise _no_session(external_id)
-        return Session(
-            project=key.project,
-            external_id=external_id,
-            user=key.user,
-            mecw=key.project.mecw,
-            preamble=project_preamble(key.project, messages),
-        )
-    if session.user_id != key.user_id:
+    if (session is None and found) or (session is not None and session.user_id != key.user_id):
         raise _no_session(external_id)
     return session
 

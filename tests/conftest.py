@@ -209,10 +209,12 @@ def _fresh_local_cache():
 
 @pytest.fixture(autouse=True)
 def _fresh_process_caches():
-    """The proxy's recent admissions and the projects' standing candidates are kept in-process,
-    keyed by row ids; a rolled-back test database reuses those ids, so each test starts empty."""
+    """The proxy's recent admissions and rate-limit counts and the projects' standing candidates
+    are kept in-process, keyed by row ids; a rolled-back test database reuses those ids, so each
+    test starts empty."""
     from memory import recall
-    from proxy import sessions
+    from proxy import limits, sessions
 
     recall.forget_standing()
     sessions.forget_admissions()
+    limits.forget()

@@ -32,7 +32,8 @@ def rows(
 ):
     """The ``model`` instances whose ``field`` holds ``value``, as the ORM would build them, in
     ``order_by`` order (the model's own ordering by default; "-name" for descending)."""
-    sql = f"SELECT * FROM {_table(model)} WHERE {_column(model, field)} = %s"
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in model._meta.concrete_fields)
+    sql = f"SELECT {columns} FROM {_table(model)} WHERE {_column(model, field)} = %s"
     order = model._meta.ordering if order_by is None else order_by
     if order:
         sql += " ORDER BY " + ", ".join(

@@ -2,7 +2,6 @@
 session starts with. Runs on both profiles: SQLite FTS5 and PostgreSQL full-text search."""
 
 import pytest
-from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db import connection
 
 from memory import decisions, graphs, recall
@@ -110,11 +109,7 @@ def test_the_full_text_index_exists_on_this_database(billing):
             cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'node_search'")
             assert "gin" in cursor.fetchone()[0].lower()
             cursor.execute("SET enable_seqscan = off")
-            sql, params = (
-                Node.objects.annotate(document=SearchVector("label", "reason", "evidence_quote", config="english"))
-                .filter(document=SearchQuery("redis", config="english"))
-                .query.sql_with_params()
-            )  # fmt: skip
+            sql, params = recall._postgres_search(["redis"])
             cursor.execute("EXPLAIN " + sql, params)
             plan = "\n".join(row[0] for row in cursor.fetchall())
             assert "node_search" in plan

@@ -2,6 +2,7 @@
 a moment instead of asking the database again; revocation and errors are never reused."""
 
 import pytest
+from django.utils import timezone
 
 from proxy import keys, sessions
 from proxy.errors import ProxyError
@@ -98,3 +99,44 @@ def test_a_session_stored_concurrently_is_joined_not_duplicated(header, alice, p
     )
     assert sessions.stored(admitted.session).pk == theirs.pk
     assert Session.objects.filter(external_id="shortener-1").count() == 1
+
+
+@pytest.fixture
+def clock(settings, monkeypatch):
+    settings.TOKENMIZER_ADMISSION_TTL_S = 1.0
+    now = [1000.0]
+    monkeypatch.setattr(sessions.time, "monotonic", lambda: now[0])
+    return now
+
+
+def test_an_admission_used_past_half_its_moment_is_read_again_once(header, clock):
+    sessions.admit(header, "shortener-1", MESSAGES)
+    clock[0] += 0.4
+    assert not sessions.readmission_due(header, "shortener-1")
+    clock[0] += 0.2
+    assert sessions.readmission_due(header, "shortener-1")
+    assert not sessions.readmission_due(header, "shortener-1")  # one reading at a time
+    sessions.readmit(header, "shortener-1")
+    clock[0] += 0.6  # 1.2 s after the first admission, 0.6 s after the second reading
+    assert sessions.admitted_recently(header, "shortener-1") is not None
+    assert sessions.admitted_recently(header, None) is not None
+
+
+def test_a_new_session_read_again_keeps_the_preamble_it_was_opened_with(header, clock):
+    first = sessions.admit(header, "shortener-1", MESSAGES)
+    clock[0] += 0.6
+    sessions.readmit(header, "shortener-1")
+    assert sessions.admitted_recently(header, "shortener-1").session is first.session
+
+
+def test_a_key_revoked_by_another_process_is_refused_after_the_next_reading(header, clock):
+    from proxy.models import ApiKey
+
+    sessions.admit(header, "shortener-1", MESSAGES)
+    ApiKey.objects.update(revoked_at=timezone.now())  # not through this process's revoke_key
+    clock[0] += 0.6
+    sessions.readmit(header, "shortener-1")
+    assert sessions.admitted_recently(header, "shortener-1") is None
+    assert sessions.admitted_recently(header, None) is None
+    with pytest.raises(keys.AuthError, match="revoked"):
+        sessions.admit(header, "shortener-1", MESSAGES)

@@ -66,8 +66,9 @@ def create_checkpoint(session_id: int) -> int | None:
 
 
 def enqueue_extraction(session_id: int) -> None:
-    """After commit, queue the session's extraction (embedded: run it on a timer thread once the
-    process pauses, see ``_when_quiet``); if the broker is down, extract inline.
+    """After commit, queue the session's extraction, to start ``TOKENMIZER_EXTRACTION_DELAY_MS``
+    later, so that the exchanges of a burst share one job (embedded: run it on a timer thread once
+    the process pauses for that long, see ``_when_quiet``); if the broker is down, extract inline.
 
     Either way nothing is lost: the messages are stored and the session's high-water mark says
     what is still to read, which ``extract_pending`` catches up on as well. A session with a job

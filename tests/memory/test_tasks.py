@@ -49,10 +49,10 @@ def wait_for(check, what: str, timeout: float = 30.0):
 
 @pytest.fixture
 def sent(monkeypatch) -> list:
-    """The jobs queued through ``extract_session.delay``, captured instead of sent."""
+    """The jobs queued through ``extract_session.apply_async``, captured instead of sent."""
     calls: list = []
     task = tasks.extract_session._get_current_object()
-    monkeypatch.setattr(task, "delay", lambda *args, **kwargs: calls.append((args, kwargs)))
+    monkeypatch.setattr(task, "apply_async", lambda args, *rest, **options: calls.append(args))
     return calls
 
 
@@ -93,8 +93,8 @@ def test_jobs_travel_as_json_with_ids_only(session, sent, django_capture_on_comm
     with django_capture_on_commit_callbacks(execute=True):
         tasks.enqueue_extraction(session.pk)
     wait_for(lambda: sent, "the job was queued")
-    assert sent == [((session.pk,), {})]
-    assert json.loads(json.dumps(sent[0][0])) == [session.pk]
+    assert sent == [(session.pk,)]
+    assert json.loads(json.dumps(sent[0])) == [session.pk]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -121,8 +121,10 @@ def test_the_exchanges_of_a_burst_share_one_extraction_job(session, monkeypatch)
     """Embedded, a job starts a moment after the exchange that queued it and reads every
     exchange committed by then: a burst of exchanges is extracted once."""
     task = tasks.extract_session._get_current_object()
-    queue, jobs = task.delay, []
-    monkeypatch.setattr(task, "delay", lambda *a, **kw: (jobs.append(a), queue(*a, **kw)))
+    queue, jobs = task.apply_async, []
+    monkeypatch.setattr(
+        task, "apply_async", lambda a, *rest, **kw: (jobs.append(a), queue(a, *rest, **kw))
+    )
     for n in range(2, len(FACTS) + 1):  # three exchanges, well within the delay
         with transaction.atomic():
             record_messages(session, FACTS[:n])
@@ -182,7 +184,7 @@ def test_with_the_broker_down_extraction_runs_inline(session, monkeypatch):
     def refuse(*args, **kwargs):
         raise OperationalError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
 
-    monkeypatch.setattr(tasks.extract_session._get_current_object(), "delay", refuse)
+    monkeypatch.setattr(tasks.extract_session._get_current_object(), "apply_async", refuse)
     with transaction.atomic():
         record_messages(session, FACTS)
         tasks.enqueue_extraction(session.pk)

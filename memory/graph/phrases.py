@@ -853,6 +853,9 @@ PENDING = _lexicon(
     r"\b(?:is|are) (?:already )?migrating\b",
     # "the allergen matrix needs updating": work to do, in the gerund.
     r"\bneeds? (?!nothing\b|something\b|anything\b|everything\b)[a-z]{3,}ing\b",
+    r"\b(?:someone|somebody|one of us) (?:has|needs|will have|'ll have) to\b",
+    # "the old endpoints need to be removed", "the contract has to be signed": work, in the passive.
+    r"\b(?:needs?|has|have) to be (?!able\b|careful\b|aware\b|sure\b|used\b|based\b)[a-z]+(?:ed|en)\b",
     r"\bneeds to (?!be\b|handle|support|work|run|"
     r"stay|have|talk|show|scale|fit|survive|know|understand|match)",
 )
@@ -943,6 +946,23 @@ ERROR = _lexicon(
     r"overlap(?:s|ping)?\b",
     r"(?:vanish|disappear)(?:s|ed|ing)?\b",
     r"getting (?:a |an )?[45]\d\d\b",
+    # An HTTP error status as the answer: "uploads come back with a 413", "it gives us a 502".
+    r"(?:comes?|came|coming) back (?:with )?(?:a |an )?[45]\d\d\b",
+    r"(?:gives?|gave|giving) (?:us |me |them )?(?:a |an )?[45]\d\d\b",
+    # Symptoms: "thumbnails show up blank", "the page spins forever", "it never finishes".
+    r"(?:shows?|showed|showing|turns?|turned) up (?:as )?(?:\w+ )?(?:blank|empty|broken|garbled|"
+    r"wrong|twice|duplicated|missing|cut off)\b",
+    r"(?:spins?|spinning|spun|hangs?|loads?|loading|churns?|sits?) (?:there )?forever\b",
+    r"never (?:finishes|finished|loads|loaded|completes|completed|returns|returned|arrives|arrived|"
+    r"shows up|showed up|gets through|responds)\b",
+    r"\b(?:ci|build|builds|pipeline|tests|checks|main) (?:is|are|has been|have been|went|turned|"
+    r"stays?|stayed|keeps going) (?:all )?red\b",
+    r"(?:fires?|fired|firing|runs?|ran|sent|sends|charged|charges|triggers?|triggered|posts?|"
+    r"posted|bills?|billed|emails?|emailed) (?:\w+ )?twice\b",
+    r"double[- ](?:charg|post|send|sent|fir|bill|book|count)\w*",
+    r"(?:gets?|got|getting|being) (?:oom[- ])?(?:evicted|oom-killed|killed by)\b",
+    r"disconnects\b",
+    r"drops? (?:the |its |my |our )?(?:connection|signal|wi-?fi|call|session)s?\b",
     r"(?:isn't|aren't|is not|are not|wasn't|weren't|won't) (?:loading|saving|working|starting|"
     r"connecting|rendering|updating|syncing|showing|compiling|building|running|responding|firing)\b",
     r"is not (?:a function|defined)\b",

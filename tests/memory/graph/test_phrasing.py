@@ -335,6 +335,40 @@ def test_problem_wording_near_misses_are_not_errors(text: str) -> None:
     assert _labels(text, NodeType.ERROR) == [], text
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Uploads over 10 MB come back with a 413 from nginx.",
+        "The token endpoint gives us a 502 about once an hour.",
+        "Half the thumbnails show up blank on Safari.",
+        "On staging the login page just spins forever.",
+        "The nightly export never finishes on the big tenants.",
+        "Our CI has been red since the merge this morning.",
+        "The webhook got sent twice for the same order.",
+        "Two customers were double-charged for the renewal.",
+        "The worker pod keeps getting evicted under load.",
+        "The VPN disconnects every couple of hours.",
+        "The printer drops the connection overnight.",
+    ],
+)
+def test_symptoms_in_plain_words_are_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The retries come back with the same payload.",
+        "I'll show up early to set up the projector.",
+        "The build went green again after the fix.",
+        "We ran the suite twice to be sure.",
+        "The tests are all green.",
+    ],
+)
+def test_symptom_near_misses_are_not_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+
+
 # ----- "One problem: X": the announced problem is the clause after the colon -------------------
 
 
@@ -601,6 +635,26 @@ def test_work_with_a_deadline_is_pending(text: str) -> None:
     from memory.graph.types import Status
 
     assert [c for c in _one(text) if c.type == NodeType.TASK and c.status == Status.PENDING], text
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("Someone has to call the insurance company about the claim.", "call the insurance"),
+        ("The old endpoints need to be removed once the apps upgrade.", "old endpoints"),
+        ("The lease has to be signed by both tenants.", "lease"),
+    ],
+)
+def test_work_left_for_someone_or_in_the_passive_is_pending(text: str, task: str) -> None:
+    assert any(task in t for t in _open(text)), _open(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["The cache needs to be able to hold a day of events.", "The API has to be based on REST."],
+)
+def test_a_requirement_in_the_passive_is_no_pending_task(text: str) -> None:
+    assert _open(text) == [], _open(text)
 
 
 @pytest.mark.parametrize(

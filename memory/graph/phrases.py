@@ -389,6 +389,14 @@ DECISION = _lexicon(
     r"\bkeeps?\b(?! \w+ing\b| on\b| up\b| (?:it|this|that|them) (?:on|in) (?:the |our |my )?(?:list|"
     r"backlog|radar|board|roadmap)\b)",
     r"\bthe (?:right|obvious|safe) (?:call|choice|move)\b",
+    # An option named as the pick: "the second contractor is the one"; not "the one who".
+    r"\b(?:is|are) the (?:one|ones)\b(?! (?:who|that|which|to|i|we|you|they)\b)",
+    # "going for the 14-inch model": the pick, not an errand ("going for lunch").
+    r"^(?:(?:we're|i'm|so|ok|okay) )?going for (?:the|a|an) (?!walk\b|run\b|drink\b|coffee\b|"
+    r"lunch\b|dinner\b|ride\b|swim\b|beer\b|break\b)[\w-]+",
+    # The pick set against what it replaces: "we'll do it at the vineyard, not the hotel".
+    r"\b(?:we'll|we will|let's|it's|it'll be|going to be|we're doing|we're going)\b[^,;]{2,60}, "
+    r"not (?:the |a |an )?[\w-]+(?: [\w-]+)?\s*[.!]?$",
     r"\binstead\b",
     r"\brather than\b",
     r"\bin favou?r of\b",
@@ -674,7 +682,8 @@ DONE_STATE = _lexicon(
     r"written|recovered|implemented|created|added|enabled|filled|published|replaced|reset|"
     r"generated|installed|configured|migrated|renamed|removed|deleted|updated|upgraded|exported|"
     r"imported|documented|released|rolled out|wired up|hooked up|loaded|rotated|drafted|signed|"
-    r"approved|submitted|indexed|backfilled|restored|archived|patched)\b",
+    r"approved|submitted|indexed|backfilled|restored|archived|patched|booked|paid|ordered|"
+    r"delivered|assembled|mounted|painted|planted|poured|printed|framed|hung)\b",
     r"(?:went|turned|is|are) green\b",
     # A measure reached, reported as it stands now: "the endpoint is 90 ms now", "lag is back to zero".
     r"(?:is|are) (?:back (?:to|at|under|down to) |down to |up to )?(?:about |around |~)?[£$€]?\d[\d.,]*"
@@ -792,6 +801,8 @@ DEFERRAL = _lexicon(
     r"\bstill have to\b",
     r"\b(?:postpone[sd]?|postponing|deferr?(?:ed|ing)?|parked|on hold|de-?prioriti[sz]ed|punt(?:ed|ing)?)\b",
     r"\bstill has to\b",
+    r"\bstill (?:haven't|hasn't|have not|has not)\b",
+    r"\b(?:is|are) due (?:on|by|in|next|this|before)\b",
     r"\bneeds writing\b",
     r"\bthis afternoon\b",
     r"\bin discovery\b",
@@ -962,6 +973,14 @@ ERROR = _lexicon(
     r"double[- ](?:charg|post|send|sent|fir|bill|book|count)\w*",
     r"(?:gets?|got|getting|being) (?:oom[- ])?(?:evicted|oom-killed|killed by)\b",
     r"disconnects\b",
+    r"(?:creat|produc|generat|insert|add|mak)(?:es|ed|ing|e) (?:\w+ )?duplicates?\b",
+    r"\b(?:latency|p9\d|p50|response times?|load times?|memory|cpu|error rates?|bounce rate|"
+    r"bills?|costs?) (?:\w+ )?(?:jumped|shot up|doubled|tripled|ballooned|went through the roof)\b",
+    r"(?:lands?|landing|landed|goes|going|went|ends? up|ended up) in (?:the )?(?:spam|junk)\b",
+    r"trip(?:s|ped|ping)? (?:the |a )?(?:breaker|fuse)\b",
+    r"\bbatter(?:y|ies) (?:\w+ )?drain|drains? (?:the |my )?batter",
+    r"(?:looks?|renders?|displays?|prints?|comes? out|came out) (?:\w+ )?(?:tiny|blurry|pixelated|"
+    r"stretched|squashed|upside down)\b",
     r"drops? (?:the |its |my |our )?(?:connection|signal|wi-?fi|call|session)s?\b",
     r"(?:isn't|aren't|is not|are not|wasn't|weren't|won't) (?:loading|saving|working|starting|"
     r"connecting|rendering|updating|syncing|showing|compiling|building|running|responding|firing)\b",

@@ -106,6 +106,10 @@ def test_a_pause_is_not_an_error(text: str) -> None:
         "The registry runs as a container next to Connect.",
         "The playbook runs from the Semaphore instance.",
         "Training runs at imgsz 1280 with batch 6.",
+        "Of the three venues, the boathouse is the one.",
+        "Going for the refurbished model, the warranty is the same.",
+        "We'll host the docs on Netlify, not our own box.",
+        "So it's going to be a loan, not the savings.",
     ],
 )
 def test_indirect_choice_is_a_decision(text: str) -> None:
@@ -121,6 +125,8 @@ def test_indirect_choice_is_a_decision(text: str) -> None:
         "It runs at about 40% CPU on the small box.",  # a measurement
         "The route handler is in api/routes.py.",
         "The newsletter went out at 9am.",  # work done, not a standing schedule
+        "Going for a walk before the call.",  # an errand
+        "She is the one who set up the VPN.",
     ],
 )
 def test_near_misses_are_not_decisions(text: str) -> None:
@@ -251,6 +257,9 @@ def test_work_planned_for_later_today_stays_pending(text: str) -> None:
         "The billing consumer is already on Avro.",
         "The old CI keys are deactivated as of now.",
         "The job ad is posted as of an hour ago.",
+        "The photographer is booked and paid.",
+        "The new desk is assembled.",
+        "The grant application went in on Friday.",
     ],
 )
 def test_state_reached_is_completed(text: str) -> None:
@@ -349,6 +358,12 @@ def test_problem_wording_near_misses_are_not_errors(text: str) -> None:
         "The worker pod keeps getting evicted under load.",
         "The VPN disconnects every couple of hours.",
         "The printer drops the connection overnight.",
+        "The import job is creating duplicates in the CRM.",
+        "Our p99 latency jumped to two seconds after the deploy.",
+        "Password reset emails land in spam for Outlook users.",
+        "The space heater trips the breaker with the kettle on.",
+        "The battery drains overnight even in sleep mode.",
+        "The logo prints blurry on the business cards.",
     ],
 )
 def test_symptoms_in_plain_words_are_errors(text: str) -> None:
@@ -643,6 +658,8 @@ def test_work_with_a_deadline_is_pending(text: str) -> None:
         ("Someone has to call the insurance company about the claim.", "call the insurance"),
         ("The old endpoints need to be removed once the apps upgrade.", "old endpoints"),
         ("The lease has to be signed by both tenants.", "lease"),
+        ("Still haven't written the tests for the parser.", "tests for the parser"),
+        ("The quarterly VAT return is due on the 7th.", "quarterly VAT return"),
     ],
 )
 def test_work_left_for_someone_or_in_the_passive_is_pending(text: str, task: str) -> None:

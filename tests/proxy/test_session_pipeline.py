@@ -142,12 +142,15 @@ def test_a_long_session_is_compacted_validly_on_every_request(client, upstream, 
     assert any("module_1.py" in r for r in resumes)  # facts of dropped turns reach the model
     session = Session.objects.get(external_id="long")
     assert session.checkpoints.count() >= 2
-    # Prompt caches: most compacted requests start with the whole previous request but its last
-    # turn (which, no longer the newest, has its big tool output stubbed).
+    # Prompt caches: while the resume stays the same checkpoint's, a compacted request starts with
+    # the whole previous request but its last turn (which, no longer the newest, has its big tool
+    # output stubbed); the cut moves again only for a refill. How often a checkpoint comes depends
+    # on when the worker's jobs run, so the count is bounded, not fixed.
     compacted = [m for m in forwarded if len(m) > 1 and m[1]["role"] == "system"]
-    pairs = list(zip(compacted, compacted[1:], strict=False))
+    pairs = [(a, b) for a, b in zip(compacted, compacted[1:], strict=False) if a[1] == b[1]]
     extended = [b[: len(a) - 3] == a[: len(a) - 3] for a, b in pairs]
-    assert sum(extended) >= 0.7 * len(pairs)
+    assert sum(extended) >= 0.9 * len(pairs)
+    assert len({m[1]["content"] for m in compacted}) <= len(compacted) / 2
 
 
 def test_models_are_listed_from_the_upstream(client):

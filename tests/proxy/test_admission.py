@@ -1,11 +1,14 @@
 """Admission: a conversation's next request reuses the last one's key, upstreams and session for
 a moment instead of asking the database again; revocation and errors are never reused."""
 
+import time
+
 import pytest
 from django.utils import timezone
 
 from proxy import keys, sessions
 from proxy.errors import ProxyError
+from tests.proxy.conftest import eventually
 
 MESSAGES = [{"role": "user", "content": "Let's build a URL shortener."}]
 
@@ -140,3 +143,20 @@ def test_a_key_revoked_by_another_process_is_refused_after_the_next_reading(head
     assert sessions.admitted_recently(header, None) is None
     with pytest.raises(keys.AuthError, match="revoked"):
         sessions.admit(header, "shortener-1", MESSAGES)
+
+
+def test_a_conversation_that_comes_back_through_the_proxy_keeps_its_admission(
+    client, api_key, settings
+):
+    settings.TOKENMIZER_ADMISSION_TTL_S = 1.0
+
+    def ask():
+        client.chat.completions.create(
+            model="echo", messages=MESSAGES, extra_body={"session_id": "shortener-1"}
+        )
+
+    ask()
+    time.sleep(0.6)
+    ask()  # past half its moment: read again in the background, after this request is admitted
+    time.sleep(0.6)  # 1.2 s after the first admission: only a second reading keeps it
+    assert eventually(lambda: sessions.admitted_recently(f"Bearer {api_key}", "shortener-1"))

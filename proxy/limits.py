@@ -45,8 +45,18 @@ def forget() -> None:
         _counts.clear()
 
 
-def _window(now: float | None) -> int:
-    return int((time.time() if now is None else now) // WINDOW_S)
+def _window(now: float) -> int:
+    return int(now // WINDOW_S)
+
+
+def _minute(key_id: int, window: int) -> tuple[_Counts, bool]:
+    """The key's counts of this minute, and whether this process has just started them."""
+    with _lock:
+        counts = _counts.get(key_id)
+        if counts is not None and counts.window == window:
+            return counts, False
+        counts = _counts[key_id] = _Counts(window)
+        return counts, True
 
 
 def _plus(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
@@ -65,18 +75,13 @@ def retry_after(
     A refused request is not counted. With Redis unreachable the process's own counts decide:
     limits protect spend, and a user's request must not fail because of them.
     """
-    window = _window(now)
-    with _lock:
-        counts = _counts.get(key_id)
-        first = counts is None or counts.window != window
-        if first:
-            counts = _counts[key_id] = _Counts(window)
+    now = time.time() if now is None else now
+    counts, first = _minute(key_id, _window(now))
     if first:
         _sync(key_id, counts)  # a key's first request of the minute learns the others' use
     with _lock:
         requests, used = _plus(counts.total(), (1, tokens))
         if requests > rpm or used > tpm:
-            now = time.time() if now is None else now
             return max(1, int(WINDOW_S - now % WINDOW_S))
         counts.unsent = _plus(counts.unsent, (1, tokens))
     return None
@@ -85,11 +90,8 @@ def retry_after(
 def settle(key_id: int, tokens: int = 0, now: float | None = None) -> None:
     """After a response: add the tokens counted since it was let through to its key's minute,
     and share the process's counts through Redis (nothing to do without it)."""
-    window = _window(now)
+    counts, _ = _minute(key_id, _window(time.time() if now is None else now))
     with _lock:
-        counts = _counts.get(key_id)
-        if counts is None or counts.window != window:
-            counts = _counts[key_id] = _Counts(window)
         counts.unsent = _plus(counts.unsent, (0, max(tokens, 0)))
     _sync(key_id, counts)
 

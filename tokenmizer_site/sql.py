@@ -4,6 +4,8 @@ the interpreter from the requests being served meanwhile."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from django.db import connection
 
 
@@ -13,6 +15,12 @@ def _table(model) -> str:
 
 def _column(model, name: str) -> str:
     return connection.ops.quote_name(model._meta.get_field(name).column)
+
+
+@cache
+def _columns(model) -> str:
+    """The model's own columns, named: a column the database adds itself is not read."""
+    return ", ".join(connection.ops.quote_name(f.column) for f in model._meta.concrete_fields)
 
 
 def _fetch(sql: str, params: list) -> list[tuple]:
@@ -32,8 +40,7 @@ def rows(
 ):
     """The ``model`` instances whose ``field`` holds ``value``, as the ORM would build them, in
     ``order_by`` order (the model's own ordering by default; "-name" for descending)."""
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in model._meta.concrete_fields)
-    sql = f"SELECT {columns} FROM {_table(model)} WHERE {_column(model, field)} = %s"
+    sql = f"SELECT {_columns(model)} FROM {_table(model)} WHERE {_column(model, field)} = %s"
     order = model._meta.ordering if order_by is None else order_by
     if order:
         sql += " ORDER BY " + ", ".join(

@@ -18,6 +18,10 @@ _FIX_CAUSE = re.compile(r"\s+(?:—|–|--?)\s+(?:was\s+|it was\s+)?(.+)$")
 _GENERIC_ERROR_WORDS = frozenset(
     "error errors bug issue problem crash failure fix fixed test tests the now".split()
 )
+# The session's opening message sets the scene: what is already done and what is coming are its
+# background ("we already run X", "the launch is next month"), and what it asks for is the goal.
+# Only work it marks ("TODO: …", "Done: …") is a task of the session.
+_SETTING_THE_SCENE = frozenset({"deferral", "done"})
 _PROGRESS = {Status.PENDING: 0, Status.IN_PROGRESS: 1, Status.FAILED: 1, Status.COMPLETED: 2}
 
 
@@ -120,6 +124,8 @@ class Emitter:
         return c
 
     def task(self, raw: str, status: Status, quote: str, cue: str, conf: float = 0.7) -> None:
+        if self.turn.position == 0 and cue in _SETTING_THE_SCENE:
+            return
         self.add(NodeType.TASK, raw, status, quote, cue=cue, conf=conf)
 
     def error(self, raw: str, quote: str, cue: str, conf: float = 0.75) -> None:

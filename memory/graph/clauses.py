@@ -202,6 +202,9 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         decisions.decision(option, sentence, emit, cue="conclusion", conf=0.65)
         return "decision"
     cue = decisions.choice_cue(clause, stripped, low, role, opening=emit.turn.position == 0)
+    if cue and decisions.carries_out(stripped, emit):
+        emit.task(stripped, Status.COMPLETED, sentence, cue="done")
+        return "completed"
     if cue:
         decisions.decision(clause, sentence, emit, cue=cue, conf=0.7)
         return "decision"

@@ -64,7 +64,7 @@ _MEASUREMENT = Twin(
 )
 # How an assistant narrates a choice as made rather than proposed.
 _ASSISTANT_DECIDES = re.compile(
-    r"(?:switching|moving|going with|went with|decid|chose|picked|opted|settled|sticking|roll|"
+    r"(?:switching|switched (?:over |back )?to\b|moved (?:over |back )?to\b|moving|going with|went with|decid|chose|picked|opted|settled|sticking|roll|"
     r"concluded|agreed|root cause is|owner is|the requirement is|cutting|descop)",
     re.IGNORECASE,
 )
@@ -123,6 +123,23 @@ def choice_cue(clause: str, stripped: str, low: str, role: str, opening: bool = 
     if not chooses or _MEASUREMENT.search(low):
         return ""
     return "instruction" if role == "user" and _INSTRUCTION.match(stripped) else "choice_verb"
+
+
+# A switch reported done: "Switched to the non-root user", "we moved over to Fastmail".
+_SWITCHED = re.compile(
+    r"^(?:(?:we|i)(?:'ve| have)?\s+)?(?:just\s+|finally\s+|now\s+)?(?:switched|moved) "
+    r"(?:over |back )?to\s+(.+)$",
+    re.IGNORECASE,
+)
+
+
+def carries_out(stripped: str, emit: Emitter) -> bool:
+    """ "Switched to the non-root user" after "we run as non-root from now on": the switch carries
+    out a decision already taken; it is the work done, not another choice."""
+    m = _SWITCHED.match(stripped)
+    if m is None:
+        return False
+    return emit.state.similar(NodeType.DECISION, labels.topic_words(m.group(1)), 0.5) is not None
 
 
 def accepts(text: str, decided_before: bool) -> bool:

@@ -345,7 +345,8 @@ LEADING_SUBJECT = (
 
 # ----- decisions -------------------------------------------------------------------------------
 # Choosing verbs and idioms of commitment, in the tenses people narrate them with. Past-tense
-# "switched"/"moved" report work done and are left to completion.
+# "switched the route to X" reports work done; "switched to X", with no object, names the choice
+# made ("Switched to LSODA, RK45 was crawling").
 DECISION = _lexicon(
     r"\bgo(?:ing|es)? with\b",
     r"\bwent with\b",
@@ -363,6 +364,8 @@ DECISION = _lexicon(
     r"\bswitching (?:to|over|from|back)\b",
     r"(?:^|\b(?:we|i|let's|will|'ll|to|should|gonna)\s+)switch (?:to|over|from|back)\b",
     r"\bmoving (?:\S+ ){0,3}to\b",
+    r"(?:^|\b(?:we|i|we've|i've|we have|i have|just|so|then|and|finally)\s+)(?:switched|moved) "
+    r"(?:over |back )?to\b",
     r"\bgoing back to\b",
     r"\bwe(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
     r"make|standardi[sz]e|rely|host|store|put|send|ship|default|let|leave|report|pin|cap|limit|"

@@ -584,6 +584,7 @@ def test_reason_clause_after_a_decision_is_not_an_error() -> None:
 def test_status_words_do_not_make_two_tasks_duplicates() -> None:
     cands = extract(
         _turns(
+            ("user", "Where are we with the SSO launch?"),
             ("user", "SSO enforcement isn't built yet."),
             ("user", "The help center article for SSO enforcement isn't written yet."),
         )

@@ -110,6 +110,9 @@ def test_a_pause_is_not_an_error(text: str) -> None:
         "Going for the refurbished model, the warranty is the same.",
         "We'll host the docs on Netlify, not our own box.",
         "So it's going to be a loan, not the savings.",
+        "Switched to LSODA, RK45 was crawling on the stiff cases.",
+        "We moved over to Fastmail after the outage.",
+        "I've switched back to the paper planner.",
     ],
 )
 def test_indirect_choice_is_a_decision(text: str) -> None:
@@ -1457,3 +1460,52 @@ def test_a_bare_participle_reports_work_done(text: str, task: str) -> None:
 )
 def test_a_participle_near_miss_reports_no_work(text: str) -> None:
     assert _done(text) == [], _done(text)
+
+
+# ----- the opening message sets the scene --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "I inherited a Rails app from a contractor and the launch is next month, so I want to "
+        "get the test suite running first.",
+        "We already moved the photos to S3 and the shop reopens on the 14th; I'm planning to "
+        "redo the checkout page before then.",
+        "The new menu goes live on the 8th, and the printer still needs the final PDF.",
+    ],
+)
+def test_background_in_the_opening_message_is_not_a_task(opening: str) -> None:
+    tasks = [c.label for c in extract([Turn(0, "user", opening)]) if c.type == NodeType.TASK]
+    assert tasks == []
+
+
+def test_work_marked_in_the_opening_message_is_a_task() -> None:
+    opening = "TODO: rotate the API keys. Done: moved the photos to S3."
+    tasks = {c.label: c.status.value for c in extract([Turn(0, "user", opening)])}
+    assert tasks == {"rotate the API keys": "pending", "moved the photos to S3": "completed"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Switched the route to express.raw so the signature verifies.",
+        "I moved the fixtures to tests/data.",
+    ],
+)
+def test_switching_a_named_thing_is_work_done(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == []
+    assert _labels(text, NodeType.TASK) != []
+
+
+def test_a_switch_carrying_out_an_earlier_decision_is_work_done() -> None:
+    turns = [
+        Turn(0, "user", "The container image needs some hardening."),
+        Turn(1, "user", "We run as non-root from now on."),
+        Turn(2, "user", "Switched to the non-root user."),
+    ]
+    found = {c.label: c.type for c in extract(turns)}
+    assert found == {
+        "run as non-root from now on": NodeType.DECISION,
+        "Switched to the non-root user": NodeType.TASK,
+    }

@@ -65,10 +65,12 @@ HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 _WINDOWS = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\\s,;:'\"`<>|*?]+\\)*[^\\\s,;:'\"`<>|*?]+")
 # A run of path characters; bounded, so that a pathological token cannot make this slow.
 # Only tokens holding a dot or a slash are tried (plus the known bare names), which keeps this fast.
-# A segment may be hidden (".ssh"), hold a route parameter ("[slug]") or a partition ("dt=2024-06").
+# A segment may be hidden (".ssh"), hold a route parameter ("[slug]") or a partition ("dt=2024-06"),
+# or be a route group ("app/(auth)/login/page.tsx").
 _CANDIDATE = Twin(
     re.compile(
-        r"(?<![\w@$%/\\.:-])[~.]{0,2}/?[\w@+\-]{0,120}(?:[./]\.?[\w@+\-{}*\[\]=]{1,120}){1,24}/?"
+        r"(?<![\w@$%/\\.:-])[~.]{0,2}/?[\w@+\-]{0,120}"
+        r"(?:[./]\.?(?:\([\w@+\-]{1,60}\)(?=/)|[\w@+\-{}*\[\]=]{1,120})){1,24}/?"
     )
 )
 _BARE = re.compile(r"\b(?:" + "|".join(sorted(BARE_FILENAMES)) + r")(?![\w-]|\.\w)")
@@ -103,7 +105,9 @@ def is_file_name(token: str) -> bool:
     if token in DOTFILES or _DOTFILE.fullmatch(token):
         return True
     ext = _extension(token)
-    return bool(ext) and ext in FILE_EXTENSIONS and not token.split(".")[0].isdigit()
+    stem = token.split(".")[0]
+    # "3.md" is more likely a list item or a version than a file; "2025.xlsx", "404.html" are files.
+    return bool(ext) and ext in FILE_EXTENSIONS and not (stem.isdigit() and len(stem) < 3)
 
 
 def clean_path(raw: str) -> str:
@@ -167,6 +171,35 @@ _SPACE_SEPARATED = re.compile(r"\s(" + _SEPARATED.pattern + ")")
 _METHOD_BEFORE = re.compile(r"\b(?:" + "|".join(HTTP_METHODS) + r")\s+$")
 
 
+# Folder names with spaces, as desktops name them ("Application Support", "Program Files (x86)",
+# "Google Drive"): inside a Windows path, or a home or volume path, between capitalised words.
+_SPACED_PATH = re.compile(
+    r"(?<![\w])(?:[A-Za-z]:\\(?:[\w.()@+-]+(?: [\w.()@+-]+)*\\)+[^\\\s,;:'\"`<>|*?]+|"
+    r"(?:~|/(?:Users|Volumes|home|mnt|media))/(?:[\w.@+-]+(?: [A-Z0-9(][\w.()@+-]*)*/)+"
+    r"[\w.@+-]*[\w@+-])"
+)
+# A file name with spaces in quotes: "Q3 Forecast.xlsx", 'Onboarding Checklist.docx'. Its words
+# are capitalised or hold a digit; "use the new config.yaml" in quotes is a sentence.
+_NAME_WORD = re.compile(r"[A-Z0-9(]|\S*\d")
+_QUOTED_NAME = re.compile(r"[\"'`“‘]([\w(][\w .,()&+-]{0,80}?\.\w{1,10})[\"'`”’]")
+
+
+def _spaced_names(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, name) of paths and quoted file names that hold spaces."""
+    out = []
+    if "\\" in text or "/" in text:
+        for m in _SPACED_PATH.finditer(text):
+            if " " in m.group(0):
+                out.append((m.start(), m.end(), clean_path(m.group(0))))
+    for m in _QUOTED_NAME.finditer(text) if " " in text else ():
+        name = m.group(1)
+        *words, last = name.split(" ")
+        if words and len(words) <= 4 and all(_NAME_WORD.match(w) for w in words):
+            if is_file_name(last):
+                out.append((m.start(1), m.end(1), name))
+    return out
+
+
 def find_paths(text: str, in_code: bool = False) -> list[str]:
     """File paths in ``text`` in order of appearance, without duplicates and without URLs."""
     return list(_find_paths(text, in_code))
@@ -187,6 +220,9 @@ def _find_paths(text: str, in_code: bool) -> tuple[str, ...]:
         hits.extend((m.start(), m.group(0)) for m in _BARE.finditer(text))
     if "://" in text:
         hits.extend((m.start(), m.group(0)) for m in _STORAGE_URL.finditer(text))
+    if not in_code and " " in text:
+        for start, end, name in _spaced_names(text):  # the whole name, not its last words
+            hits = [(at, p) for at, p in hits if not start <= at < end] + [(start, name)]
     found: list[str] = []
     for _, path in sorted(hits):
         if path not in found:

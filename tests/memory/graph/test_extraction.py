@@ -390,6 +390,23 @@ def test_home_hidden_routed_and_partitioned_paths_are_files_whole() -> None:
     assert _labels(_one("About ~2/3 of the runs pass; ~/ alone is no file."), NodeType.FILE) == []
 
 
+def test_names_with_spaces_route_groups_and_numbered_files_are_files_whole() -> None:
+    text = (
+        "I copied ~/Library/Application Support/Code/User/settings.json and "
+        "C:\\Program Files (x86)\\Tool\\tool.ini, edited src/app/(auth)/login/page.tsx, "
+        'filled in "Q3 Forecast.xlsx" and saved the 2025.xlsx export.'
+    )
+    assert _labels(_one(text), NodeType.FILE) == [
+        "~/Library/Application Support/Code/User/settings.json",
+        "C:\\Program Files (x86)\\Tool\\tool.ini",
+        "src/app/(auth)/login/page.tsx",
+        "Q3 Forecast.xlsx",
+        "2025.xlsx",
+    ]
+    said = 'He wrote "use the new config.yaml" and step 3.md is a list item.'
+    assert _labels(_one(said), NodeType.FILE) == ["config.yaml"]
+
+
 def test_path_in_backticks_is_a_file() -> None:
     assert _labels(_one("See `config/settings/base.py` for it."), NodeType.FILE) == [
         "config/settings/base.py"

@@ -124,15 +124,20 @@ def search(project: Project, query: str, limit: int = 20) -> list[Node]:
 
 _STANDING_TYPES = (NodeType.DECISION, NodeType.GOAL, NodeType.ENVIRONMENT)
 _STANDING_FIELDS = (
-    "pk", "type", "key", "label", "status", "importance", "reason", "session_id", "recorded_at",
-    "last_seen_at", "retired_at", "extra",
+    "pk", "type", "key", "label", "status", "importance", "reason", "session_id", "valid_from_at",
+    "last_seen_at", "recorded_at", "extra",
 )  # fmt: skip
 
 
 def _moment(node) -> float:
-    stamps = [t for t in (node.recorded_at, node.last_seen_at, node.retired_at) if t is not None]
+    """When the project last said something of the node: the valid time of its latest mention or
+    status change (its message's time, or a person's action). Not record time: that is when a job
+    happened to read the session, and a lagging, retried or re-run job would make an earlier
+    session's word look like the project's latest."""
+    stamps = [t.timestamp() for t in (node.valid_from_at, node.last_seen_at) if t is not None]
     history = node.extra.get("history") or []
-    return max([t.timestamp() for t in stamps] + [float(e[2]) for e in history if len(e) > 2])
+    stamps += [float(e[1]) for e in history if len(e) > 1 and e[1] is not None]
+    return max(stamps) if stamps else node.recorded_at.timestamp()
 
 
 def _observation(node, reason: str | None) -> standing.Observation:

@@ -36,10 +36,10 @@ class Observation:
     label: str
     status: Status
     importance: float
-    moment: float  # when its status was last set or confirmed (record time)
+    moment: float  # when its status was last set or confirmed (valid time: when it was said)
     relevance: float = 0.0  # full-text rank against the new session's text; 0 when unmatched
     reason: str = ""
-    session: int = 0
+    session: int = 0  # the row id: sessions opened later have higher ones
     node: int = 0  # the row id, a stable last tie-break
 
 
@@ -71,13 +71,20 @@ def _reason(text: str) -> str:
     return reason if reason.lower().startswith(_CAUSAL) else f"because {reason}"
 
 
+def _said(o: Observation) -> tuple[float, int]:
+    """When ``o`` was said, ties going to the session opened later. Node row ids are not used:
+    they follow the order the sessions' graphs were first saved in, which is a worker's."""
+    return o.moment, o.session
+
+
 def last_words(observations: Iterable[Observation]) -> dict[tuple[NodeType, str], Observation]:
-    """Per type and normalized label, the project's latest word on it (ties: the higher row id)."""
+    """Per type and normalized label, the project's latest word on it (ties: the later session,
+    then the higher row id)."""
     latest: dict[tuple[NodeType, str], Observation] = {}
     for o in observations:
         key = (o.type, normalize_label(o.label))
         seen = latest.get(key)
-        if seen is None or (o.moment, o.node) > (seen.moment, seen.node):
+        if seen is None or (*_said(o), o.node) > (*_said(seen), seen.node):
             latest[key] = o
     return latest
 
@@ -133,7 +140,7 @@ def _replaced_later(latest: dict[tuple[NodeType, str], Observation]) -> set[str]
         if not words:
             continue
         for old_key, old in live:
-            if old_key != key and old.moment < new.moment and words <= content_words(old.label):
+            if old_key != key and _said(old) < _said(new) and words <= content_words(old.label):
                 gone.add(old_key)
     return gone
 

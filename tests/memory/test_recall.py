@@ -1,6 +1,8 @@
 """Project memory: full-text search over a project's nodes and the standing knowledge a new
 session starts with. Runs on both profiles: SQLite FTS5 and PostgreSQL full-text search."""
 
+from datetime import UTC, datetime
+
 import pytest
 from django.db import connection
 
@@ -18,6 +20,12 @@ FIRST = [
     {"role": "user", "content": "Switched from Redis to Memcached because Redis was too heavy for "
      "the pods: we now cache exchange rates in Memcached."},
     {"role": "assistant", "content": "Decided: send invoice emails through Postmark."},
+]  # fmt: skip
+# A later session's word on FIRST's cache: Memcached superseded.
+LATER = [
+    {"role": "user", "content": "Decided: cache exchange rates in Memcached."},
+    {"role": "user", "content": "Switched from Memcached to Valkey because Memcached lost "
+     "keys on restart: we now cache exchange rates in Valkey."},
 ]  # fmt: skip
 CONTESTED = [
     {"role": "user", "content": "Decided: PostgreSQL for primary user data."},
@@ -141,12 +149,7 @@ def test_an_invalidated_decision_appears_only_as_a_warning(billing, project, ali
 
 
 def test_a_later_session_has_the_last_word_on_a_decision(billing, project, alice):
-    later = [
-        {"role": "user", "content": "Decided: cache exchange rates in Memcached."},
-        {"role": "user", "content": "Switched from Memcached to Valkey because Memcached lost "
-         "keys on restart: we now cache exchange rates in Valkey."},
-    ]  # fmt: skip
-    new_session(project, alice, "billing-2", later)
+    new_session(project, alice, "billing-2", LATER)
     text = recall.standing_knowledge(project, "caching exchange rates", 400)
     assert "- cache exchange rates in Valkey" in text
     assert "in Memcached" not in text.replace("switched from", "")
@@ -252,3 +255,40 @@ def test_a_refresh_reads_the_project_ahead_of_the_next_new_session(
         assert "archive paid invoices to Glacier" in recall.standing_knowledge(project, "qwxz", 400)
     with django_assert_num_queries(1):  # the graphs have not moved: only their state is read
         recall.refresh_standing(project)
+
+
+# A worker may read an earlier session after a later one (a lagging, retried or re-run job): what
+# the project said last is decided by when it was said, not by when a job happened to read it.
+SAID_AT = 1_800_000_000.0  # the earlier session's messages; the later one's an hour after
+AIRFLOW = [{"role": "user", "content": "Decided: schedule the pipeline with Airflow at 02:00 UTC."}]
+DAGSTER = [
+    {"role": "user", "content": "We're going with Dagster instead of Airflow, since nobody "
+     "wants to babysit the scheduler."},
+]  # fmt: skip
+
+
+def said_then_read_backwards(project, user, earlier: list[dict], later: list[dict]) -> None:
+    """Two sessions said an hour apart, the later one's graph built first, the earlier's after."""
+    sessions = []
+    for n, (talk, offset) in enumerate([(earlier, 0), (later, 3600)], 1):
+        session = Session.objects.create(project=project, user=user, external_id=f"late-read-{n}")
+        record_messages(session, talk)
+        at = datetime.fromtimestamp(SAID_AT + offset, UTC)
+        session.messages.update(created_at=at)
+        sessions.append(session)
+    graphs.extract_session(sessions[1].pk, now=SAID_AT + 7200)
+    graphs.extract_session(sessions[0].pk, now=SAID_AT + 7300)
+
+
+def test_a_replacement_retires_an_earlier_sessions_decision_read_after_it(project, alice):
+    said_then_read_backwards(project, alice, AIRFLOW, DAGSTER)
+    text = recall.standing_knowledge(project, "when does the pipeline refresh", 400)
+    assert "going with Dagster instead of Airflow" in text
+    assert "with Airflow at 02:00 UTC" not in text
+
+
+def test_a_later_sessions_word_on_a_decision_holds_when_read_before_the_earlier(project, alice):
+    said_then_read_backwards(project, alice, FIRST, LATER)
+    text = recall.standing_knowledge(project, "caching exchange rates", 400)
+    assert "- cache exchange rates in Valkey" in text
+    assert "in Memcached" not in text.replace("switched from", "")

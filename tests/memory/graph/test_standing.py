@@ -33,3 +33,20 @@ def test_an_earlier_mention_of_the_option_does_not_retire_a_later_decision():
         "Memcached for the page cache",
         "Redis instead of Memcached for sessions",
     ]
+
+
+def test_said_at_the_same_moment_the_later_session_has_the_last_word():
+    # Row ids follow the order a worker first saved the sessions' graphs in, not what was said.
+    earlier = Observation(
+        NodeType.DECISION, "run services on ECS Fargate", Status.COMPLETED, 1.0, 100.0,
+        session=1, node=9,
+    )  # fmt: skip
+    later = Observation(
+        NodeType.DECISION, "run services on ECS Fargate", Status.SUPERSEDED, 1.0, 100.0,
+        session=2, node=1,
+    )  # fmt: skip
+    replacement = decision("going with EKS instead of ECS Fargate", session=2, moment=100.0)
+    assert in_force([earlier, later]) == []
+    assert in_force([replacement, decision("run on ECS Fargate", session=1, moment=100.0)]) == [
+        "going with EKS instead of ECS Fargate"
+    ]

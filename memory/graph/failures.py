@@ -340,14 +340,17 @@ def is_strong_problem(clause: str) -> bool:
 
 _UNAMBIGUOUS = Guarded(
     re.compile(
-        r"\bkeeps? (?:returning|failing|crashing|timing out|throwing)\b|\breturns? (?:a )?[45]\d\d\b|"
+        r"\bkeeps? (?:returning|failing|crashing|timing out|throwing)\b|"
+        r"(?<=\w )keeps? (?:hitting|running into)\b|"
+        r"\breturns? (?:a )?[45]\d\d\b|\b(?:backs|backed|backing) up every\b|"
         r"\b(?:crash(?:es|ed)|hangs|blows up|blew up|fell over|falls over|is timing out|times out|"
-        r"slipped|slips|slipping|dropped (?:by|from) \d|(?:isn't|aren't|is not|are not|stopped) working)",
+        r"slipped|slips|slipping|dropped (?:by|from) \d|(?:isn't|aren't|is not|are not|stopped) working|"
+        r"oom[- ]?kill)",
     ),
     # A word of each branch, in order (lower-case, like the text the pattern reads).
     (
         "keep|return|crash|hangs|blows up|blew up|fell over|falls over|timing out|times out|slip|"
-        "dropped|working"
+        "dropped|working|oom|backs up|backed up|backing up"
     ).split("|"),
 )
 

@@ -10,7 +10,10 @@ from memory.graph.types import Status
 
 _MARKER = re.compile(r"^\s*(?:\*\*)?([A-Za-z][A-Za-z' /-]{0,30}?)(?:\*\*)?\s*:(?:\*\*)?\s+(\S.*)$")
 # "We're going with this: X" logs X as "Going with: X" does: the subject and the pointer go.
-_SUBJECT = re.compile(r"^(?:so |ok |okay )?(?:we're|we are|we'll|we will|i'm|i am|i'll|i will) ")
+_SUBJECT = re.compile(
+    r"^(?:so |ok |okay )?(?:we're|we are|we'll|we will|i'm|i am|i'll|i will|i've|we've|i have|"
+    r"we have) "
+)
 _POINTER = re.compile(r" (?:this|that|these|the following)$")
 # "also TODO: X", "and next: Y": a connective before the marker word.
 _CONNECTIVE = re.compile(r"^(?:also|and|plus|oh and|ok|okay|so) ")

@@ -129,7 +129,21 @@ def _top_level_split(pattern: str) -> list[str]:
 
 # Explicit line markers people and assistants use to log state ("Decided: ...", "TODO: ...").
 MARKERS: dict[str, tuple[str, ...]] = {
-    "decision": ("decided", "decision", "decisions", "chosen", "choice", "going with", "approach"),
+    "decision": (
+        "decided",
+        "decision",
+        "decisions",
+        "chosen",
+        "choice",
+        "going with",
+        "approach",
+        "made up my mind",
+        "made up our minds",
+        "final decision",
+        "final call",
+        "verdict",
+        "consensus",
+    ),
     "completed": (
         "completed",
         "complete",
@@ -161,6 +175,10 @@ MARKERS: dict[str, tuple[str, ...]] = {
         "next step",
         "pending",
         "remaining",
+        "left to do",
+        "still to do",
+        "outstanding",
+        "open items",
         "follow-up",
         "follow up",
         "followup",
@@ -364,6 +382,10 @@ DECISION = _lexicon(
     r"\bswitching (?:to|over|from|back)\b",
     r"(?:^|\b(?:we|i|let's|will|'ll|to|should|gonna)\s+)switch (?:to|over|from|back)\b",
     r"\bmoving (?:\S+ ){0,3}to\b",
+    # "The consensus was to drop the legacy endpoint", "our choice is Kafka".
+    r"\b(?:consensus|choice|verdict|decision|call|pick) (?:is|was) to \w",
+    r"\b(?:our|my|the final) (?:choice|pick|call) (?:is|was)\b(?! (?:not|still|hard|tough|easy|"
+    r"yours|up|open|pending|whether|between)\b)",
     r"(?:^|\b(?:we|i|we've|i've|we have|i have|just|so|then|and|finally)\s+)(?:switched|moved) "
     r"(?:over |back )?to\b",
     r"\bgoing back to\b",
@@ -592,7 +614,7 @@ TEAM_PRACTICE = _lexicon(
     r"already|probably|really|kind|sort|haven't|aren't|weren't|can't|won't|all|both|only|even|"
     r"finally|saw|went|came|started|ended|agreed|decided|looked|checked|tested|fixed|added|"
     r"built|made|said|call|mean|care|like|love|hate|guess|suppose|wonder|feel|seem|expect|plan|"
-    r"wanna|gotta|gonna|keep going|lose|miss|risk|end)\b)[a-z]{3,}(?<!ed)(?<!ing)\b"
+    r"wanna|gotta|gonna|keep going|lose|miss|risk|end|owe)\b)[a-z]{3,}(?<!ed)(?<!ing)\b"
     r"(?! (?:it|them|that|this)\b)",
     r"\b(?:we're|we are) (?!on\b|in\b|at\b|seeing\b|getting\b|having\b|still\b|"
     r"working\b|looking\b|trying\b|thinking\b|wondering\b|not\b|hoping\b|waiting\b|starting\b|"
@@ -812,7 +834,10 @@ DEFERRAL = _lexicon(
     r"\bopen question\b",
     # Not "still open between Retrofit and Ktor": a choice left open, not work.
     r"\bstill (?:to do|todo|open(?! between\b))\b",
-    r"\b(?:is|are) (?:also )?the next (?:step|thing|job)\b",
+    r"\b(?:is|are) (?:also )?the next (?:big )?(?:step|thing|job|item|task)\b",
+    r"\bnext on (?:my|our|the) (?:list|plate|agenda)\b",
+    r"\bon (?:my|our|the) (?:to-?do|todo) list\b",
+    r"\bblocked (?:until|till|pending)\b",
     r"\b(?:is|are) (?:planned|scheduled) for\b",
     r"\b(?:is|are) for after\b",
     r"\bat some point\b",
@@ -835,7 +860,14 @@ PENDING = _lexicon(
     r"\bgotta\b",
     r"\bnext steps? (?:is|are)\b",
     r"\bthen (?:i'll|we'll)\b",
-    r"\b(?:we|i) still owe\b",
+    r"\b(?:we|i) (?:still )?owe\b(?! it to\b)",
+    # Work partly done is still open: "the migration script is half done".
+    r"\b(?:is|are|'s|'re|was|were) (?:only |about )?(?:half|partly|partially) (?:done|finished|"
+    r"written|built|migrated)\b",
+    r"\b(?:is|are|'s|'re|'m|am) (?:only |about )?halfway (?:done|through)\b",
+    # "Let me look into the flaky test after lunch": the speaker's own work, for later.
+    r"^let me (?!know\b|see\b|think\b|guess\b|explain\b|say\b)\w.*\b(?:later|after lunch|tomorrow|tonight|this (?:afternoon|evening|week)|"
+    r"next week|on monday|first thing)\b",
     r"\bin progress\b",
     r"\bplan(?:ning)? to\b",
     r"\b(?:i|we) want to\b",
@@ -905,7 +937,8 @@ PENDING_CASED = Guarded(
 
 IN_PROGRESS = Twin(
     re.compile(
-        r"\b(?:working on|in progress|currently (?:\w+ing)|in the middle of|still (?:investigating|"
+        r"\b(?:working on|in progress|half done|halfway|partly done|partially done|"
+        r"currently (?:\w+ing)|in the middle of|still (?:investigating|"
         r"analy[sz]ing|monitoring|working|debugging|testing|evaluating|looking))\b",
         re.IGNORECASE,
     )
@@ -1008,6 +1041,55 @@ ERROR = _lexicon(
     r"reinstat\w*",
     r"resurrect\w*",
     r"(?:los(?:e|es|ing)|lost) (?:\w+ )?(?:data|rows|writes|updates|events|messages|state)\b",
+    # Plural subjects fail too: "uploads over 10 MB fail with a 413", "tests fail in CI".
+    r"\b(?:tests|builds|jobs|uploads|downloads|requests|deploys|runs|calls|payments|imports|"
+    r"exports|queries|logins|emails|messages|pipelines|migrations|checks|syncs|backups|"
+    r"webhooks|renewals|charges|transfers) (?:\w+ ){0,4}?(?:still |now |randomly |sometimes |"
+    r"often |all |both |just )?fail\b",
+    r"fail (?:with|on|in|when|whenever|after|randomly|intermittently|silently|again)\b",
+    # Symptoms in plain words: "the button does nothing", "signups never reach the CRM", "users
+    # get logged out", "the import chokes on semicolons", "the printer jams", "a redirect loop".
+    r"(?:does|did) nothing\b(?! (?:to|about|for|else|but)\b)",
+    r"nothing (?:happens|happened)\b",
+    r"never (?:reach|reaches|reached|arrive|came|come|comes|make it|made it|went off|"
+    r"goes off|go off|fire|fires|fired|get sent|got sent|sync|syncs|synced|load|start|starts|"
+    r"started|save|saves|saved)\b",
+    r"(?:gets?|got|getting|keep getting) (?:\w+ )?(?:logged|kicked|signed) out\b",
+    r"chok(?:es|ed|ing) on\b",
+    r"\bjam(?:s|med|ming)\b",
+    r"(?:in an? (?:endless |infinite )?(?:redirect )?loop|redirect loop)\b",
+    r"(?:retries|retrying|loops|looping|runs|running|waits|waiting|polls|polling) forever\b",
+    r"(?:restarts|reboots) every\b",
+    r"(?:drops?|dropped|jumps?|jumped|falls?|fell|resets?|goes|went) (?:back )?to (?:0|zero)\b",
+    r"oom[- ]?kill\w*",
+    r"cuts? off (?:the|part|half|some|everything|anything)\b",
+    r"(?:comes?|came|coming) (?:through|back|in|out) (?:with |as )?(?:nulls?|empty|blank|zeros?|"
+    r"nan)\b",
+    # Put in the wrong place: "shows up on the wrong day", "charged in the wrong currency".
+    r"(?:shows?|showed|turns?|turned) up (?:on|in|at|under) (?:the |a )?wrong\b",
+    r"(?:charged|billed|sent|delivered|posted|shipped|routed|booked|filed) (?:\w+ )?(?:on|in|at|to|"
+    r"into|with|from|for|under) (?:the |a )?wrong\b",
+    r"stopped (?:responding|syncing|sending|loading|updating|firing|running|saving|printing|"
+    r"charging|connecting|receiving|showing|logging)\b",
+    r"(?:don't|do not) (?:\w+ )?(?:load|render|connect|fire|arrive|open)\b",
+    r"leav(?:es|ing) (?:\w+ ){0,3}behind\b",
+    r"(?:goes|went|going|gone) negative\b",
+    r"\bstale (?:cache|data|build|value|values|read|reads|config|token|session|copy|version|"
+    r"results|index|prices)\b",
+    r"\bsideways\b",
+    r"(?:gets?|got|getting|being) (?:\w+ )?(?:preempted|throttled|rate[- ]limited|banned|"
+    r"suspended|locked out)\b",
+    r"\b(?:site|server|service|app|api|database|db|cluster|prod|production|website|network|"
+    r"wi-?fi|email|portal|checkout|login|vpn|dns|backend|frontend|shop) (?:\w+ )?(?:(?:went|goes) "
+    r"down\b(?! (?:to|by|from|the|a)\b)|(?:is|was|were|are) down\b(?= (?:again|for|since|now|"
+    r"today|this|last|all)\b|\s*[.,;!]|\s*$))",
+    r"(?:arrives?|arrived|go out|goes out|went out|runs?|ran|fires?|fired|shows? up|showed up) "
+    r"(?:\w+ ){0,2}late\b",
+    r"(?:is|are|was|were) (?:\w+ )?out of date\b",
+    r"overwr(?:it\w*|ote) (?:\w+ )?(?:changes|data|rows|writes|updates|edits|work|files?)\b",
+    r"\b(?:ran|run|runs|running) out of (?:disk|space|memory|quota|credits|connections|file "
+    r"descriptors|inodes|storage)\b",
+    r"(?:is|are|was|were) (?:\w+ )?garbled\b",
     r"overwrit\w* (?:\w+ )?(?:changes|data|rows|writes|updates)\b",
     r"silently\b",
     r"discards?\b",

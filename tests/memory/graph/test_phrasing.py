@@ -113,6 +113,9 @@ def test_a_pause_is_not_an_error(text: str) -> None:
         "Switched to LSODA, RK45 was crawling on the stiff cases.",
         "We moved over to Fastmail after the outage.",
         "I've switched back to the paper planner.",
+        "The consensus was to drop the legacy endpoint.",
+        "Our choice is Kafka, mostly for the replay.",
+        "I've made up my mind: the launch moves to March.",
     ],
 )
 def test_indirect_choice_is_a_decision(text: str) -> None:
@@ -130,6 +133,8 @@ def test_indirect_choice_is_a_decision(text: str) -> None:
         "The newsletter went out at 9am.",  # work done, not a standing schedule
         "Going for a walk before the call.",  # an errand
         "She is the one who set up the VPN.",
+        "The decision was hard, honestly.",
+        "Our choice is between Kafka and NATS.",
     ],
 )
 def test_near_misses_are_not_decisions(text: str) -> None:
@@ -1509,3 +1514,92 @@ def test_a_switch_carrying_out_an_earlier_decision_is_work_done() -> None:
         "run as non-root from now on": NodeType.DECISION,
         "Switched to the non-root user": NodeType.TASK,
     }
+
+
+# ----- problems in plain words: plural subjects, things that never happen, loops, jams --------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Uploads over 10 MB fail with a 413.",
+        "Tests pass locally but fail in CI.",
+        "The checkout button does nothing on Safari.",
+        "Nothing happens when I click save.",
+        "Signups from the landing page never reach the CRM.",
+        "Users get logged out every few minutes.",
+        "The CSV import chokes on semicolons.",
+        "The label printer jams on every second label.",
+        "Login redirects back to the login page in a loop.",
+        "The webhook retries forever when the receiver is down.",
+        "The container restarts every 30 seconds.",
+        "The sensor readings drop to zero every few hours.",
+        "Memory climbs until the pod gets OOM-killed.",
+        "The invoice PDF cuts off the last line item.",
+        "Half the rows come through with null prices.",
+        "Orders placed after midnight show up on the wrong day.",
+        "A customer was charged in the wrong currency.",
+        "Our Slack bot stopped responding this morning.",
+        "The map tiles don't load behind the corporate proxy.",
+        "Deleting a user leaves their files behind.",
+        "The counter goes negative when two people check out at once.",
+        "Every second build picks up a stale cache.",
+        "Our GPU jobs get preempted halfway through.",
+        "The site went down for twenty minutes last night.",
+        "The reminder emails go out an hour late.",
+        "Autosave overwrote my changes.",
+        "The cluster ran out of disk.",
+        "We keep hitting the API rate limit around 3pm.",
+        "The queue backs up every Monday morning.",
+    ],
+)
+def test_plain_symptoms_are_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If the tests fail, the deploy stops.",
+        "When payments fail we email the customer.",
+        "Do nothing if the cache is warm.",
+        "We jammed the meeting into Friday.",
+        "I cut off the last two columns of the export.",
+        "We don't sync on weekends.",
+        "Users don't update the app very often.",
+        "Keep hitting refresh until it shows up.",
+        "The store is down the road.",
+        "The price went down after the sale.",
+    ],
+)
+def test_plain_symptom_near_misses_are_not_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text
+
+
+# ----- work still open in plain words: lists, blockers, half-done work, debts ----------------
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("Next on my list is the onboarding email.", "pending"),
+        ("The Android build is blocked until we get the keystore.", "pending"),
+        ("The load test is still on the to-do list.", "pending"),
+        ("We owe the client a revised quote.", "pending"),
+        ("Left to do: alerts and the status page.", "pending"),
+        ("The migration script is half done.", "in_progress"),
+        ("Let me look into the flaky test after lunch.", "pending"),
+        ("Backfilling last year's data is the next big thing.", "pending"),
+    ],
+)
+def test_open_work_in_plain_words_is_pending(text: str, status: str) -> None:
+    tasks = [c for c in _one(text) if c.type == NodeType.TASK]
+    assert [c.status.value for c in tasks] == [status], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Let me know if it breaks later.", "We owe it to our users to get this right."],
+)
+def test_open_work_near_misses_are_not_tasks(text: str) -> None:
+    assert _labels(text, NodeType.TASK) == [], text

@@ -1018,7 +1018,7 @@ ERROR = _lexicon(
     r"(?:looks?|renders?|displays?|prints?|comes? out|came out) (?:\w+ )?(?:tiny|blurry|pixelated|"
     r"stretched|squashed|upside down)\b",
     r"drops? (?:the |its |my |our )?(?:connection|signal|wi-?fi|call|session)s?\b",
-    r"(?:isn't|aren't|is not|are not|wasn't|weren't|won't) (?:loading|saving|working|starting|"
+    r"(?:isn't|aren't|is not|are not|wasn't|weren't|won't|'s not|'re not) (?:loading|saving|working|starting|"
     r"connecting|rendering|updating|syncing|showing|compiling|building|running|responding|firing)\b",
     r"is not (?:a function|defined)\b",
     r"cannot read propert",
@@ -1090,7 +1090,12 @@ ERROR = _lexicon(
     r"\b(?:ran|run|runs|running) out of (?:disk|space|memory|quota|credits|connections|file "
     r"descriptors|inodes|storage)\b",
     r"(?:is|are|was|were) (?:\w+ )?garbled\b",
-    r"overwrit\w* (?:\w+ )?(?:changes|data|rows|writes|updates)\b",
+    r"\b(?:box|server|host|node|site|link|battery|disk|drive|machine|instance|vm|pod|worker|"
+    r"printer|phone|laptop|router) (?:is|are|was|were|'s|just|went) (?:\w+ )?dead\b",
+    # A status used as a verb: "all the old links 404 now", "the callback 500s".
+    r"\b(?:links?|urls?|pages?|routes?|requests?|endpoints?|calls?|callbacks?|it|they) "
+    r"(?:(?:all|now|still|just) )?[45]\d\d(?:s|'s|ed)?\b(?! (?:page|error page|handler|template|"
+    r"status)\b)",
     r"silently\b",
     r"discards?\b",
     r"deletes?\b.*\b(?:everyone|all)\b",

@@ -1551,6 +1551,9 @@ def test_a_switch_carrying_out_an_earlier_decision_is_work_done() -> None:
         "The cluster ran out of disk.",
         "We keep hitting the API rate limit around 3pm.",
         "The queue backs up every Monday morning.",
+        "fyi the staging box is dead",
+        "cron's not firing on prod",
+        "all the old links 404 now",
     ],
 )
 def test_plain_symptoms_are_errors(text: str) -> None:
@@ -1570,6 +1573,8 @@ def test_plain_symptoms_are_errors(text: str) -> None:
         "Keep hitting refresh until it shows up.",
         "The store is down the road.",
         "The price went down after the sale.",
+        "The 404 page links back to the home page.",
+        "That idea is dead, we're going with the simpler plan.",
     ],
 )
 def test_plain_symptom_near_misses_are_not_errors(text: str) -> None:

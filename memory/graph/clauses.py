@@ -79,7 +79,12 @@ _FINDING = re.compile(
 _BLOCKED = re.compile(r"\bblocked (?:on|by) (?!it\b|that\b|this\b|them\b)")
 # Someone else reporting work done: "Tomasz added the step yesterday", "they fixed the mapping".
 _OTHER_DID = re.compile(
-    r"^(?:(?:my|our) (?:colleague|teammate|lead) )?(?:(?:[Tt]he )?[A-Za-z]+ team|[A-Z][a-z]+|they|he|she)"
+    r"^(?:(?:my|our) (?:colleague|teammate|lead) )?(?:(?:[Tt]he )?[A-Za-z]+ team|"
+    # "The client signed it", "our accountant filed the return": someone the work was left to.
+    r"(?:[Tt]he|[Oo]ur|[Mm]y) (?:client|customer|vendor|supplier|landlord|accountant|lawyer|"
+    r"designer|contractor|agency|bank|insurer|plumber|electrician|board|manager|boss|auditor|"
+    r"recruiter|developer|broker|editor|publisher|printer|installer|mechanic)|[A-Z][a-z]+|they|he|"
+    r"she)"
     # "Priyanka from recruiting sent the apologies": the person named by where they work.
     r"(?: (?:from|in|on) (?:the )?[a-z]+)?(?: (?:already|just|finally|also))? ([a-z]+)\b"
 )
@@ -89,7 +94,7 @@ _WORK_VERBS = frozenset(
     "installed configured migrated released published updated upgraded pushed sent ported wired "
     "enabled removed deleted replaced renamed reverted cleaned applied documented generated "
     "finished completed reviewed tested submitted uploaded rebuilt restored signed confirmed "
-    "approved drafted backfilled repaired ran reran".split()
+    "approved drafted backfilled repaired ran reran rolled filed paid ordered delivered".split()
 )
 # "will flip it to enforcing on Monday" plans work; "will it hold up" asks.
 _WILL_PLAN = re.compile(
@@ -146,8 +151,11 @@ _PARTICIPLE_REPORT = re.compile(
     r"^(?:(?:already|all|now|just) (?:[\w.-]+ ){0,2}?|(?:the |new )?(?:[\w.-]+ ){1,2}?)(?:written|"
     r"issued|applied|indexed|uploaded|installed|signed|filed|printed|published|generated|exported|"
     r"imported|backfilled|submitted|booked|ordered|paid|renewed|reissued)"
-    r"(?: (?:for|on|in|to|at|with|via|into|manually|automatically|like|yesterday|today|last|this)\b|$)"
+    r"(?: (?:for|on|in|to|at|with|via|into|manually|automatically|like|yesterday|today|last|this)\b|"
+    r"[.!]*$)"
 )
+# "The vendor confirmed it's Windows-1252": what someone confirmed is a fact, not work done.
+_STATES_A_FACT = re.compile(r" (?:that|it's|it is|it was|they're|there's|there is)\b")
 _THING_START = re.compile(r"(?:it|this|that|these|those)\b", re.IGNORECASE)
 _NEGATED = re.compile(r"n't\b|\b(?:not|never|no longer|nothing|none)\b", re.IGNORECASE)
 _PRONOUN_START = re.compile(
@@ -384,8 +392,14 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
     if role != "user" or len(stripped.split()) < 2:
         return ""
     # "they fixed the mapping on Thursday": a person doing work, unlike "it went out".
-    other = _OTHER_DID.match(labels.strip_filler(clause))
-    if other and other.group(1) in _WORK_VERBS and not _THING_START.match(other.group(0)):
+    filler_free = labels.strip_filler(clause)
+    other = _OTHER_DID.match(filler_free)
+    if (
+        other
+        and other.group(1) in _WORK_VERBS
+        and not _THING_START.match(other.group(0))
+        and not _STATES_A_FACT.match(filler_free, other.end())
+    ):
         return stripped
     if _PRONOUN_START.match(stripped):
         return ""

@@ -1608,3 +1608,26 @@ def test_open_work_in_plain_words_is_pending(text: str, status: str) -> None:
 )
 def test_open_work_near_misses_are_not_tasks(text: str) -> None:
     assert _labels(text, NodeType.TASK) == [], text
+
+
+# ----- work done by the people it was left to, and states reached ---------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The client signed the contract on Monday.",
+        "Our accountant filed the VAT return.",
+        "The landlord fixed the heating.",
+        "Dev team rolled out the new checkout to 10% of users.",
+        "Taxes are filed.",
+        "The grant application is submitted.",
+    ],
+)
+def test_work_done_by_others_and_states_reached_are_completed(text: str) -> None:
+    tasks = [c for c in _one(text) if c.type == NodeType.TASK]
+    assert [c.status.value for c in tasks] == ["completed"], text
+
+
+def test_what_someone_confirmed_is_no_work_done() -> None:
+    assert _labels("The vendor confirmed it's Windows-1252.", NodeType.TASK) == []

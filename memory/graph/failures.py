@@ -342,7 +342,8 @@ _UNAMBIGUOUS = Guarded(
     re.compile(
         r"\bkeeps? (?:returning|failing|crashing|timing out|throwing)\b|"
         r"(?<=\w )keeps? (?:hitting|running into)\b|"
-        r"\breturns? (?:a )?[45]\d\d\b|\b(?:backs|backed|backing) up every\b|"
+        r"\breturns? (?:a )?[45]\d\d\b" + phrases.BY_DESIGN_STATUS + r"|"
+        r"\b(?:backs|backed|backing) up every\b|"
         r"\b(?:crash(?:es|ed)|hangs|blows up|blew up|fell over|falls over|is timing out|times out|"
         r"slipped|slips|slipping|dropped (?:by|from) \d|(?:isn't|aren't|is not|are not|stopped) working|"
         r"oom[- ]?kill)",

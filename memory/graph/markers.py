@@ -8,6 +8,10 @@ from memory.graph import decisions, paths, phrases
 from memory.graph.candidates import Emitter
 from memory.graph.types import Status
 
+# "Done — the retry decorator is applied": a state word set off by a dash, as people type it.
+_DASH_MARKER = re.compile(
+    r"^\s*(done|fixed|finished|completed|decided|todo)\s+(?:—|–|--?)\s+(\S.*)$", re.IGNORECASE
+)
 _MARKER = re.compile(r"^\s*(?:\*\*)?([A-Za-z][A-Za-z' /-]{0,30}?)(?:\*\*)?\s*:(?:\*\*)?\s+(\S.*)$")
 # "We're going with this: X" logs X as "Going with: X" does: the subject and the pointer go.
 _SUBJECT = re.compile(
@@ -35,7 +39,8 @@ _TASK_STATUS = {
 def marker_of(text: str) -> tuple[str, str] | None:
     """The (kind, body) of a "Marker: body" line, or None. A marker sits in the first few words."""
     if text.find(":", 0, 40) < 0:
-        return None
+        m = _DASH_MARKER.match(text) if "-" in text or "—" in text or "–" in text else None
+        return (kind_of(m.group(1)), m.group(2)) if m else None
     m = _MARKER.match(text)
     kind = kind_of(m.group(1)) if m else ""
     return (kind, m.group(2)) if m and kind else None

@@ -945,6 +945,11 @@ IN_PROGRESS = Twin(
 )
 
 # ----- errors ----------------------------------------------------------------------------------
+# An error status answered by design: "both endpoints now return 404 for unknown ids".
+BY_DESIGN_STATUS = (
+    r"(?! (?:for|on|when|if|to) (?:[\w-]+ ){0,3}?(?:unknown|missing|invalid|bad|nonexistent|non-existent|"
+    r"expired|unauthori[sz]ed|unauthenticated|deleted|malformed|anonymous|wrong)\b)"
+)
 # Predicates of failure and wrong behaviour: a clause with one states a problem.
 ERROR = _lexicon(
     r"fail(?:s|ed|ing)\b",
@@ -975,7 +980,7 @@ ERROR = _lexicon(
     r"keeps? (?:returning|failing|crashing|timing out|reporting|throwing|dropping|hanging)\b",
     r"(?:keeps?|kept) (?:restarting|rebooting|disconnecting|freezing|erroring|stalling)\b",
     r"kept (?:returning|failing|crashing|timing out|throwing|dropping|hanging)\b",
-    r"returns? (?:a )?[45]\d\d\b",
+    r"returns? (?:a )?[45]\d\d\b" + BY_DESIGN_STATUS,
     r"throws?\b",
     r"threw\b",
     r"rejects?\b",

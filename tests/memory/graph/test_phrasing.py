@@ -1631,3 +1631,21 @@ def test_work_done_by_others_and_states_reached_are_completed(text: str) -> None
 
 def test_what_someone_confirmed_is_no_work_done() -> None:
     assert _labels("The vendor confirmed it's Windows-1252.", NodeType.TASK) == []
+
+
+def test_a_state_word_set_off_by_a_dash_marks_the_work() -> None:
+    text = "Done — the retry decorator is now applied to all three clients."
+    tasks = [(c.label, c.status.value) for c in _one(text, role="assistant")]
+    assert tasks == [("the retry decorator is now applied to all three clients", "completed")]
+
+
+@pytest.mark.parametrize(
+    ("text", "is_error"),
+    [
+        ("Both endpoints now return 404 for unknown ids.", False),
+        ("The admin API returns 403 for anonymous requests.", False),
+        ("The upload endpoint returns a 500 for big files.", True),
+    ],
+)
+def test_an_error_status_by_design_is_no_error(text: str, is_error: bool) -> None:
+    assert bool(_labels(text, NodeType.ERROR, role="assistant")) is is_error, text

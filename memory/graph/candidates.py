@@ -62,6 +62,15 @@ class SessionState:
             self.seen.setdefault((node_type, word), []).append(seen)
 
 
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def _moves_a_figure(earlier: Seen, label: str) -> bool:
+    """Both labels name figures, and not the same ones."""
+    before, now = set(_NUMBER.findall(earlier.label)), set(_NUMBER.findall(label))
+    return bool(before and now) and before != now
+
+
 def moves_forward(old: Status, new: Status) -> bool:
     """A re-mention matters only when it moves the fact on (planned -> done, open -> fixed)."""
     return _PROGRESS.get(new, 0) > _PROGRESS.get(old, 0)
@@ -103,6 +112,12 @@ class Emitter:
             return None
         words = labels.topic_words(label)
         earlier = self.state.similar(node_type, words, 0.5 if self.recap else 0.8)
+        if (
+            earlier is not None
+            and node_type == NodeType.DECISION
+            and _moves_a_figure(earlier, label)
+        ):
+            earlier = None  # "launch on March 3", then "the launch moves to March 17": a new choice
         if earlier is not None:
             if not moves_forward(earlier.status, status):
                 return None

@@ -22,6 +22,8 @@ _SWITCH = Folded(
     r"|changed\s+my\s+mind|on\s+second\s+thought|no\s+longer|any\s?more|ditch\w*|abandon\w*"
     r"|you\s+win|ended\s+up|swap(?:ped|ping|s)?|reversing|reverse[ds]?|in\s+favou?r\s+of"
     r"|pivot\w*\s+to|settled\s+on|ultimately|never\s?mind"
+    r"|(?:is|are)\s+now(?!\s+(?:faster|slower|better|worse|working|live|done|fixed|green|fine))"
+    r"|(?:pushed|postponed|bumped|shifted)\s+(?:back\s+)?to|brought\s+forward"
     r"|(?<=\w\s)then(?=[.!]*$)"  # "fine, Postgres then.": a conclusion drawn from what came before
     r"|no\s+wait|(?:^|[,.;:]\s*)actually\b|let'?s\s+not|not\s+going\s+(?:to|with)"
     r"|forget\s+(?:the\s+)?\w+|scrap(?:ped|ping|s)?|(?<!from\s)scratch|mov(?:e|ed|es|ing)\s+off"

@@ -143,6 +143,8 @@ MARKERS: dict[str, tuple[str, ...]] = {
         "final call",
         "verdict",
         "consensus",
+        "change of plan",
+        "new plan",
     ),
     "completed": (
         "completed",
@@ -382,6 +384,21 @@ DECISION = _lexicon(
     r"\bswitching (?:to|over|from|back)\b",
     r"(?:^|\b(?:we|i|let's|will|'ll|to|should|gonna)\s+)switch (?:to|over|from|back)\b",
     r"\bmoving (?:\S+ ){0,3}to\b",
+    # A replacement made: "we replaced Jest with Vitest", "dropped Mailgun for Postmark".
+    r"\breplac(?:ed|ing|e) (?:\S+ ){1,4}?with\b",
+    r"\bdropp(?:ed|ing) (?:\S+ ){1,3}?for\b",
+    # A figure or a date moved: "Pro is now $39", "the trial is down to 14 days", "the launch moves
+    # to March 17", "the deadline got pushed to next Wednesday".
+    r"\b(?:is|are) now (?:at )?[$£€]\d",
+    r"\b(?:trial|price|pricing|limit|cap|timeout|quota|budget|retention|ttl|interval|threshold|fee|"
+    r"discount|deposit|tier|window|term|batch size|minimum|maximum)s? (?:is|are) (?:now )?(?:down|"
+    r"up) to [$£€]?\d",
+    r"\b(?:moves?|moved|pushed|bumped|shifted|postponed|brought forward) (?:back )?to "
+    r"(?:next |the )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+    r"march|april|may|june|july|august|september|october|november|december|\d)",
+    # A standing schedule: "backups run nightly at 2am", "the digest goes out every Monday".
+    r"\b(?:runs?|go(?:es)? out|ships?) (?:every (?!time\b)|nightly\b|daily\b|weekly\b|"
+    r"hourly\b|monthly\b)",
     # "The consensus was to drop the legacy endpoint", "our choice is Kafka".
     r"\b(?:consensus|choice|verdict|decision|call|pick) (?:is|was) to \w",
     r"\b(?:our|my|the final) (?:choice|pick|call) (?:is|was)\b(?! (?:not|still|hard|tough|easy|"

@@ -1649,3 +1649,42 @@ def test_a_state_word_set_off_by_a_dash_marks_the_work() -> None:
 )
 def test_an_error_status_by_design_is_no_error(text: str, is_error: bool) -> None:
     assert bool(_labels(text, NodeType.ERROR, role="assistant")) is is_error, text
+
+
+# ----- a choice replaced in plain words: replaced with, dropped for, a figure or a date moved -----
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "old"),
+    [
+        (
+            "The team decided on Jest for the frontend tests.",
+            "We replaced Jest with Vitest, it's much faster with Vite.",
+            "Jest",
+        ),
+        (
+            "We're using Mailgun for transactional email.",
+            "After the outage we dropped Mailgun for Postmark.",
+            "Mailgun",
+        ),
+        (
+            "Going with a 30-day trial.",
+            "Trial is down to 14 days, the 30-day one barely converted.",
+            "30",
+        ),
+        (
+            "Let's launch on March 3.",
+            "The launch moves to March 17, the provider needs two more weeks.",
+            "March 3",
+        ),
+        ("The deadline is Friday.", "Deadline got pushed to next Wednesday.", "Friday"),
+    ],
+)
+def test_plain_replacement_supersedes(first: str, second: str, old: str) -> None:
+    superseded = _superseded("Some planning for the project.", first, second)
+    assert len(superseded) == 1 and old in superseded[0], superseded
+
+
+def test_a_measurement_moving_is_no_decision() -> None:
+    assert _labels("The build is down to 40 seconds.", NodeType.DECISION) == []
+    assert _labels("Evictions happen every week.", NodeType.DECISION) == []

@@ -225,6 +225,9 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if done and emit.turn.position <= 1 and _IN_PLACE.search(done):
         # "The playbook is in playbooks/patch.yml" opening a session describes what exists.
         return ""
+    if done and decisions.revises_a_figure(stripped, emit):
+        decisions.decision(clause, sentence, emit, cue="choice_verb", conf=0.7)
+        return "decision"
     if done:
         if not paths.names_only_files(done):
             emit.task(done, Status.COMPLETED, sentence, cue="done")

@@ -24,6 +24,8 @@ _SWITCH = Folded(
     r"|pivot\w*\s+to|settled\s+on|ultimately|never\s?mind"
     r"|(?:is|are)\s+now(?!\s+(?:faster|slower|better|worse|working|live|done|fixed|green|fine))"
     r"|(?:pushed|postponed|bumped|shifted)\s+(?:back\s+)?to|brought\s+forward"
+    r"|fell\s+through|didn'?t\s+work\s+out|is\s+a\s+no-?go|off\s+the\s+table|stopp(?:ed|ing)"
+    r"|(?<=\w\s)(?<!for\s)(?<!right\s)(?<!just\s)now(?=[.!]*$)"
     r"|(?<=\w\s)then(?=[.!]*$)"  # "fine, Postgres then.": a conclusion drawn from what came before
     r"|no\s+wait|(?:^|[,.;:]\s*)actually\b|let'?s\s+not|not\s+going\s+(?:to|with)"
     r"|forget\s+(?:the\s+)?\w+|scrap(?:ped|ping|s)?|(?<!from\s)scratch|mov(?:e|ed|es|ing)\s+off"

@@ -142,6 +142,27 @@ def carries_out(stripped: str, emit: Emitter) -> bool:
     return emit.state.similar(NodeType.DECISION, labels.topic_words(m.group(1)), 0.5) is not None
 
 
+# A setting's figure changed: "raised the upload cap to 25 MB", "cut the TTL to 60 seconds".
+_FIGURE_CHANGED = re.compile(
+    r"^(?:(?:we|i)(?:'ve| have)?\s+)?(?:raised|lowered|increased|decreased|reduced|bumped|dropped|"
+    r"cut|upped|doubled|halved)\s+(.+?)\s+(?:to|at)\s+[$£€]?\d",
+    re.IGNORECASE,
+)
+
+
+_FIGURE = re.compile(r"\d")
+
+
+def revises_a_figure(stripped: str, emit: Emitter) -> bool:
+    """ "Raised the upload cap to 25 MB" after "let's cap uploads at 10 MB": the work done moves a
+    decided figure, so it states the new choice."""
+    m = _FIGURE_CHANGED.match(stripped)
+    if m is None:
+        return False
+    decided = emit.state.similar(NodeType.DECISION, labels.topic_words(m.group(1)), 0.5)
+    return decided is not None and _FIGURE.search(decided.label) is not None
+
+
 def accepts(text: str, decided_before: bool) -> bool:
     """A verbless reply that adopts an option: "OK, private bucket with presigned URLs." or, after
     a decision in the same turn, "And Coil's disk cache at 250 MB for images."."""

@@ -396,9 +396,22 @@ DECISION = _lexicon(
     r"\b(?:moves?|moved|pushed|bumped|shifted|postponed|brought forward) (?:back )?to "
     r"(?:next |the )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
     r"march|april|may|june|july|august|september|october|november|december|\d)",
+    # The old option dropped, the new one after it: "scratch EC2, the workers go on Fargate".
+    r"^(?:so |ok )?(?:scratch|scrap|ditch|forget) (?!that\b|this\b|it\b|about\b)[^,;]{2,40}[,;] \w",
+    # Something moved out of one place into another: "moved the keys out of .env into Vault".
+    r"\bmov(?:e|ed|ing) (?:\S+ ){1,4}out of (?:\S+ ){1,4}(?:into|to)\b",
+    # Where something runs now, and how often: "staging is on Render now", "the newsletter is
+    # quarterly now".
+    r"\b(?:is|are|runs?) on (?:\S+ ){1,2}now\b",
+    r"\b(?:is|are) (?:now )?(?:daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annual|"
+    r"hourly|nightly)\b",
+    # Stopped as a practice: "we stopped pair reviews", "we've stopped the Friday deploys".
+    r"\b(?:we|i)(?:'ve| have)? stopped (?!working|responding|loading|syncing|sending|firing|"
+    r"running)\w+ing\b|\b(?:we|i)(?:'ve| have)? stopped (?:the |our |doing )?\w+ (?:reviews?|"
+    r"deploys?|releases?|meetings?|standups?|calls|syncs|builds)\b",
     # A standing schedule: "backups run nightly at 2am", "the digest goes out every Monday".
     r"\b(?:runs?|go(?:es)? out|ships?) (?:every (?!time\b)|nightly\b|daily\b|weekly\b|"
-    r"hourly\b|monthly\b)",
+    r"hourly\b|monthly\b|on the \d+(?:st|nd|rd|th)\b)",
     # "The consensus was to drop the legacy endpoint", "our choice is Kafka".
     r"\b(?:consensus|choice|verdict|decision|call|pick) (?:is|was) to \w",
     r"\b(?:our|my|the final) (?:choice|pick|call) (?:is|was)\b(?! (?:not|still|hard|tough|easy|"
@@ -552,7 +565,7 @@ DECISION = _lexicon(
     r"\b(?:i'm|i am) (?:going with|going to use|switching|moving|sticking|using|dropping|keeping)\b",
     r"\b(?:we'll|i'll|let's|we) go for\b",
     r"\bstandardi[sz](?:e|ed|ing) on\b",
-    r"\bthe plan(?: as of (?:right )?now| for now| for (?:this|next) \w+)? is\b",
+    r"(?:^|\bthe )plan(?: as of (?:right )?now| for now| for (?:this|next) \w+)? is\b",
     r"\blanded on\b",
     r"\bgo(?:ing)? ahead with\b",
     r"\bsigned off on\b",

@@ -1678,6 +1678,31 @@ def test_an_error_status_by_design_is_no_error(text: str, is_error: bool) -> Non
             "March 3",
         ),
         ("The deadline is Friday.", "Deadline got pushed to next Wednesday.", "Friday"),
+        (
+            "We'll run the workers on EC2.",
+            "Scratch EC2, the workers go on Fargate so nobody has to patch hosts.",
+            "EC2",
+        ),
+        (
+            "We're going with a monthly newsletter.",
+            "Monthly was too much work, the newsletter is quarterly now.",
+            "monthly",
+        ),
+        (
+            "Let's cap uploads at 10 MB.",
+            "Raised the upload cap to 25 MB, people kept hitting it.",
+            "10 MB",
+        ),
+        (
+            "We're doing code review in pairs.",
+            "We stopped pair reviews, one reviewer is enough.",
+            "pairs",
+        ),
+        (
+            "Going with Heroku for the staging env.",
+            "Staging is on Render now; Heroku dropped the free tier.",
+            "Heroku",
+        ),
     ],
 )
 def test_plain_replacement_supersedes(first: str, second: str, old: str) -> None:
@@ -1688,3 +1713,14 @@ def test_plain_replacement_supersedes(first: str, second: str, old: str) -> None
 def test_a_measurement_moving_is_no_decision() -> None:
     assert _labels("The build is down to 40 seconds.", NodeType.DECISION) == []
     assert _labels("Evictions happen every week.", NodeType.DECISION) == []
+
+
+def test_where_a_file_lives_or_a_provisional_choice_is_no_replacement() -> None:
+    assert _labels("The client lives in src/cache/redis.ts.", NodeType.DECISION) == []
+    assert (
+        _superseded(
+            "Queues stay on the database driver for now.",
+            "Confirmations are a queued notification, mail only for now.",
+        )
+        == []
+    )

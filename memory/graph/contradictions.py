@@ -86,6 +86,11 @@ _UNSETTLED = Folded(
     r"|(?:haven'?t|hasn'?t|have\s+not|has\s+not)\s+(?:yet\s+)?(?:settled|decided|agreed)|undecided|no\s+consensus"
     r"|(?:team|we)\s+(?:splits?|are\s+split)|argue\s+it\s+out|backed\s+down|torn\s+between)\b"
 )
+# A message saying a choice is still to be made.
+_CHOICE_OPEN = Folded(
+    r"\b(?:not\s+sure\s+which|unclear\s+which|(?:still\s+)?(?:need|have)\s+to\s+decide"
+    r"|(?:still\s+)?open\s+again|up\s+in\s+the\s+air|not\s+(?:yet\s+)?settled)\b"
+)
 # "Ana wants ...", "the ops team prefers ...", "Lea, our research lead, wants ...": a person's preference.
 _PREFERS = re.compile(
     r"^(?:the\s+)?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)(?:\s*\([^)]{0,60}\)|,[^,]{1,60},)?\s+"
@@ -192,7 +197,7 @@ def judge(
     if split:
         return [Verdict(CONTESTED, node.key) for node in split]
     pool = [(n, s) for n, s in earlier if s.position != new.position and n.key != candidate.key]
-    left_open = _left_open(new, pool)
+    left_open = _left_open(new, pool) or _still_open(new, pool)
     if left_open:
         return [Verdict(CONTESTED, left_open.key)]
     replaced = candidate.replaces or _named_replacement(new.own_sentence)
@@ -294,6 +299,16 @@ def _left_open(new: Statement, pool: list[tuple[Node, Statement]]) -> Node | Non
         if s.topic & new.topic and any(w in s.label.lower() for w in asked if len(w) >= 4)
     ]
     return _best(new, named)[0] if named else None
+
+
+def _still_open(new: Statement, pool: list[tuple[Node, Statement]]) -> Node | None:
+    """The earlier decision in the new one's slot, when the new one's message says the choice is
+    not made: "Engineering wants the 24th. We haven't settled it.", "Tom set up DynamoDB for the
+    orders, not sure which one we keep"."""
+    if not (_CHOICE_OPEN.search(new.text) or _UNSETTLED.search(new.text)):
+        return None
+    rivals = [(n, s) for n, s in pool if _slot(s, new) >= 1 and not _BESIDE.search(new.label)]
+    return _best(new, rivals)[0] if rivals else None
 
 
 def _preference_of(sentence: str) -> str:

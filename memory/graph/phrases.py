@@ -663,6 +663,10 @@ DECISION_CASED = Guarded(
         r"[Mm]anagement|[Ll]eadership|PI|[Cc]lient|[Cc]ustomer|[Uu]sers?|[Bb]oss|QA)\b)"
         r"[A-Za-z][\w-]*(?: [a-z]+){0,2}(?:,[^,]{3,40},| \([^)]{2,40}\))? wants (?!to (?:know|see|ask|"
         r"check|understand|talk|discuss|meet|chat|hear)\b)|"
+        # A position anyone takes, a department's too: "Ops insists on monthly releases".
+        r"^(?:[Tt]he )?(?!(?:It|This|That|Nobody|Everyone|Everybody|Anyone|Someone|Who|He|She|I|We|"
+        r"You|They)\b)[A-Z][\w-]*(?: [a-z]+){0,2}(?:,[^,]{3,40},)? (?:prefers|insists on|pushes for|"
+        r"votes for|would rather) |"
         r"^No [A-Z][\w.-]+(?:[,.]|$)|"
         # "Playwright over Cypress, because of the trace viewer": one named option over another.
         r"^(?![A-Z][a-z]+(?:ing|ed)\b)[A-Z][\w.+#-]*(?: [\w.+#-]+){0,2} over [A-Z][\w.+#-]*|"
@@ -674,7 +678,8 @@ DECISION_CASED = Guarded(
         r"(?!(?:problem|issue|bug|question|culprit|cause|reason|one|same|only|first|last)\b)[a-z]"
     ),
     # A literal of each branch above, in order.
-    ("get", "wants", "No ", " over ", " use ", " is the ", " is our ", " are the ", " are our "),
+    ("get", "wants", "prefers", "insists on", "pushes for", "votes for", "would rather", "No ")
+    + (" over ", " use ", " is the ", " is our ", " are the ", " are our "),
 )
 
 # Words that put a decision on a "why": reason clauses.

@@ -1724,3 +1724,42 @@ def test_where_a_file_lives_or_a_provisional_choice_is_no_replacement() -> None:
         )
         == []
     )
+
+
+# ----- a choice left open across messages is contested -------------------------------------------
+
+
+def _contested(*messages: str) -> list[str]:
+    from memory.graph import pipeline
+    from memory.graph.types import Status
+
+    turns = [Turn(0, "user", "Some planning for the project."), Turn(1, "assistant", "Sure.")]
+    for text in messages:
+        turns += [Turn(len(turns), "user", text), Turn(len(turns) + 1, "assistant", "Noted.")]
+    graph = pipeline.build_graph(turns)
+    return sorted(
+        n.label
+        for n in graph.nodes.values()
+        if n.type == NodeType.DECISION and n.status == Status.CONTESTED
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (
+            "Ana prefers Vue for the admin panel.",
+            "Ben prefers React for the admin panel, and we still need to decide.",
+        ),
+        (
+            "The team agreed on weekly releases.",
+            "Ops insists on monthly releases, so that's open again.",
+        ),
+    ],
+)
+def test_a_choice_left_open_in_the_next_message_is_contested(first: str, second: str) -> None:
+    assert len(_contested(first, second)) == 2
+
+
+def test_a_later_preference_without_doubt_is_no_contest() -> None:
+    assert _contested("Ana prefers Vue for the admin panel.", "We use Sentry for errors.") == []

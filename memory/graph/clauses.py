@@ -24,8 +24,16 @@ _FIX = re.compile(
     re.IGNORECASE,
 )
 _FIXED_STATE = Guarded(
-    re.compile(r"\b(?:is|are|'s|was|were) (?:now )?(?:fixed|resolved)\b|^no more\b", re.IGNORECASE),
-    ("fixed", "resolved", "no more"),
+    re.compile(
+        r"\b(?:is|are|'s|was|were) (?:now )?(?:fixed|resolved)\b|^no more\b|"
+        # "that rounding thing hasn't come back since the patch", "emails are flowing again".
+        r"\b(?:hasn't|has not|haven't|have not|didn't) (?:come back|happened again|recurred|"
+        r"returned|shown up again)\b|\b(?:is|are|'s|'re) (?:flowing|working|sending|arriving|"
+        r"syncing|loading|running|printing) (?:fine |normally |properly )?again\b",
+        re.IGNORECASE,
+    ),
+    ("fixed", "resolved", "no more", "come back", "happened again", "recurred", "returned")
+    + ("shown up again", "again"),
     lower=True,
 )
 # "until the roof is fixed", "once the bug is resolved": the state is a condition for what follows.

@@ -396,6 +396,8 @@ DECISION = _lexicon(
     r"\b(?:moves?|moved|pushed|bumped|shifted|postponed|brought forward) (?:back )?to "
     r"(?:next |the )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
     r"march|april|may|june|july|august|september|october|november|december|\d)",
+    # Enough, so chosen: "Kafka would be overkill, a plain queue table will do".
+    r"\b(?:will|'ll|would) do(?: (?:fine|for now|the job|for us))?[.!]*$",
     # The old option dropped, the new one after it: "scratch EC2, the workers go on Fargate".
     r"^(?:so |ok )?(?:scratch|scrap|ditch|forget) (?!that\b|this\b|it\b|about\b)[^,;]{2,40}[,;] \w",
     # Something moved out of one place into another: "moved the keys out of .env into Vault".
@@ -745,6 +747,12 @@ DONE_STATE = _lexicon(
     r"approved|submitted|indexed|backfilled|restored|archived|patched|booked|paid|ordered|"
     r"delivered|assembled|mounted|painted|planted|poured|printed|framed|hung)\b",
     r"(?:went|turned|is|are) green\b",
+    # Out and checked: "the onboarding flow is out in the wild", "the invoices look right this time".
+    r"(?:is|are) (?:now )?out in the wild\b",
+    r"\blooks? (?:right|correct|good|fine) (?:now|this time)\b",
+    # "spent the morning untangling the migrations": the work the time went into.
+    r"^(?:i |we )?spent (?:the|all|most of the|a|an|two|three|four|the whole) (?:\w+ )?(?:morning|"
+    r"afternoon|evening|day|week|weekend|hours?|night) \w+ing\b",
     # A measure reached, reported as it stands now: "the endpoint is 90 ms now", "lag is back to zero".
     r"(?:is|are) (?:back (?:to|at|under|down to) |down to |up to )?(?:about |around |~)?[£$€]?\d[\d.,]*"
     r" ?(?:%|[a-zµ°]+)?(?: (?:a|per) \w+)? now\b",
@@ -896,6 +904,12 @@ PENDING = _lexicon(
     r"\bnext steps? (?:is|are)\b",
     r"\bthen (?:i'll|we'll)\b",
     r"\b(?:we|i) (?:still )?owe\b(?! it to\b)",
+    # Left undone: "we never got around to the export button", "the pricing page is what's left",
+    # "the mobile build is the last piece missing", "the old cron box can go once the jobs move".
+    r"\b(?:never|haven't|have not|didn't) (?:got|gotten|get) (?:a)?round to\b",
+    r"\b(?:is|are) (?:all )?what's left\b|\bwhat's left is\b",
+    r"\blast (?:piece|bit|thing|item|step)s? (?:missing|left|remaining|to do)\b",
+    r"\bcan go (?:once|when|after|as soon as)\b",
     # Work partly done is still open: "the migration script is half done".
     r"\b(?:is|are|'s|'re|was|were) (?:only |about )?(?:half|partly|partially) (?:done|finished|"
     r"written|built|migrated)\b",
@@ -1161,7 +1175,8 @@ ERROR = _lexicon(
     r"the |some |two |\w+ )?(?:\w+ )?(?:bug|error|race|collision|deadlock|leak|crash|outage|"
     r"incident|regression|vulnerabilit\w+|cves?|oom)\b",
     r"flags? (?:\w+ )?cves?\b",
-    r"(?:bug|race condition|collision|deadlock|outage|incident|idor|corrupt(?:ed|ion)?)\b(?!-)"
+    r"(?:bug|race condition|collision|deadlock|outage|incident|idor|corrupt(?:ed|ion)?|"
+    r"memory leak)\b(?!-)"
     r"(?! (?:is|was) (?:fixed|gone))",
     r"error rate\b",
     r"(?:doesn't|does not|don't|won't|isn't|aren't|can't) \w+ anymore\b",

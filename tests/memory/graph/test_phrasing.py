@@ -1763,3 +1763,29 @@ def test_a_choice_left_open_in_the_next_message_is_contested(first: str, second:
 
 def test_a_later_preference_without_doubt_is_no_contest() -> None:
     assert _contested("Ana prefers Vue for the admin panel.", "We use Sentry for errors.") == []
+
+
+# ----- implicit reports: things that stopped happening, work left, time spent ------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("that weird rounding thing hasn't come back since the patch", "completed"),
+        ("password reset emails are flowing again", "completed"),
+        ("the invoices look right this time", "completed"),
+        ("the new onboarding flow is out in the wild", "completed"),
+        ("spent the morning untangling the migrations, they apply cleanly now", "completed"),
+        ("we never got around to the export button", "pending"),
+        ("the pricing page is what's left for this week", "pending"),
+        ("the mobile build is the last piece missing", "pending"),
+        ("the old cron box can go once the jobs move", "pending"),
+    ],
+)
+def test_implicit_reports_of_work(text: str, status: str) -> None:
+    tasks = [c for c in _one(text) if c.type == NodeType.TASK]
+    assert [c.status.value for c in tasks] == [status], text
+
+
+def test_a_leak_found_is_an_error() -> None:
+    assert _labels("turns out the memory leak was the image cache", NodeType.ERROR)

@@ -14,6 +14,7 @@ MAX_ERROR_WORDS = 20
 # Output noise before the message of a log line: timestamps, levels, logger and tool prefixes.
 _LOG_PREFIX = re.compile(
     r"^(?:#\d+\s+(?:\d+\.\d+\s+)?|[\d/:\-.TZ+,]{6,}\s+|\[[^\]]{0,40}\]\s+|\$\s+|>\s+|e:\s+|\[!\]\s+|"
+    r"\d+#\d+:\s+(?:\*\d+\s+)?|"  # nginx: "31#31: *5 connect() failed"
     r"(?:INFO|WARN|WARNING|DEBUG|TRACE)\b\s*)+"
 )
 _NOISE_TAIL = re.compile(r"\s*(?:<[^>]*>|\(TID[^)]*\)|at 0x[0-9a-f]+.*)$")
@@ -79,11 +80,16 @@ _HTTP_ERROR = re.compile(
     r"Unprocessable (?:Entity|Content)|Too Many Requests|Internal Server Error|Bad Gateway|"
     r"Service Unavailable|Gateway Timeout)\b"
 )
-_ERROR_HEAD = re.compile(r"(?:fatal error|panic|error(?:\[\w+\])?|Error|ERROR|FATAL)\b:?")
+_ERROR_HEAD = re.compile(
+    r"(?:fatal error|panic|error(?:\[\w+\])?|Error|ERROR|FATAL|fatal(?=:))\b:?"
+)
 _ERROR_TAG = re.compile(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b|\bException:")
 _FAIL_SUITE = re.compile(r"(?:--- )?FAIL:?\s+\S")  # "FAIL src/x.test.ts", "--- FAIL: TestX"
 _FAILED = re.compile(r"\b(?:FAILED|Failed|failed)\b")
-_WHY_FAILED = re.compile(r"\b(?:cannot|could not|not found|denied|killed|because)\b", re.IGNORECASE)
+_WHY_FAILED = re.compile(
+    r"\b(?:cannot|could not|not found|denied|killed|because|refused|reset|timed out|unreachable)\b",
+    re.IGNORECASE,
+)
 _ERROR_ERROR = re.compile(r"^(?:Error:\s+)+(?=Error\b)")  # "Error: Error acquiring ..."
 _BRACKETED_ERROR = re.compile(r"^\[?Error:\s*(.*?)\]?$")
 _CAUSED_BY = re.compile(r"^Caused by:\s*")
@@ -199,7 +205,20 @@ _HINTS = (
     "Bad Gateway",
     "Unavailable",
     "Gateway Timeout",
+    "ERR!",
+    "BackOff",
+    "OOMKilled",
+    "ErrImagePull",
+    "UNREACHABLE",
 )
+# A pod's failing status in a ``kubectl get pods`` table.
+_POD_STATUS = re.compile(
+    r"^(\S+)\s+\d+/\d+\s+(CrashLoopBackOff|ImagePullBackOff|ErrImagePull|OOMKilled|Error|"
+    r"CreateContainerConfigError|CreateContainerError|Evicted)\b"
+)
+# npm's own lines: "npm ERR! code ERESOLVE" names a code, the line after it says what went wrong.
+_NPM_ERR = re.compile(r"^npm ERR!\s+")
+_NPM_CODE = re.compile(r"^npm ERR!\s+(?:code|errno|syscall|path|A complete log)\b")
 
 
 def _line_score(line: str) -> int:
@@ -209,6 +228,10 @@ def _line_score(line: str) -> int:
         return 0
     if not text or len(text) > 400 or _SUMMARY_LINE.search(text) or _SOURCE_LINE.search(text):
         return 0
+    if _NPM_ERR.match(text):
+        return 0 if _NPM_CODE.match(text) else 3
+    if _POD_STATUS.match(text):
+        return 3
     head = _LOG_PREFIX.sub("", text)
     if _EXCEPTION_HEAD.match(head) or _ERROR_HEAD.match(head):
         return 4
@@ -229,7 +252,10 @@ def _line_score(line: str) -> int:
 
 def error_line_label(line: str) -> str:
     """A label for an output line: log prefixes and object reprs removed, bounded in words."""
-    text = " ".join(line.split())
+    text = _NPM_ERR.sub("", " ".join(line.split()))
+    pod = _POD_STATUS.match(text)
+    if pod:
+        return f"{pod.group(1)} {pod.group(2)}"  # "api-7d9f8b6c5-x2k4p CrashLoopBackOff"
     field = _MESSAGE_FIELD.search(text) if '"' in text or "'" in text else None
     text = _LOG_PREFIX.sub("", field.group(3) if field else text)
     text = _ERROR_ERROR.sub("", text)  # "Error: Error acquiring ..."

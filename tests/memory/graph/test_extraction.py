@@ -664,3 +664,32 @@ def test_report_then_fix_keeps_both_names_and_resolves_the_report() -> None:
         "The chart is not updating in real time",
         "WebSocket message not triggering re-render",
     ]
+
+
+@pytest.mark.parametrize(
+    ("output", "label"),
+    [
+        (
+            "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree",
+            "ERESOLVE unable to resolve dependency tree",
+        ),
+        (
+            "NAME                 READY   STATUS             RESTARTS   AGE\n"
+            "api-7d9f8b6c5-x2k4p  0/1     CrashLoopBackOff   7          12m",
+            "api-7d9f8b6c5-x2k4p CrashLoopBackOff",
+        ),
+        (
+            "2024/05/01 10:02:11 [error] 31#31: *5 connect() failed (111: Connection refused) "
+            "while connecting to upstream",
+            "connect() failed (111: Connection refused) while connecting to upstream",
+        ),
+        (
+            'fatal: [web-07]: UNREACHABLE! => {"changed": false, "msg": "Failed to connect to the '
+            'host via ssh", "unreachable": true}',
+            "Failed to connect to the host via ssh",
+        ),
+    ],
+)
+def test_failures_in_tool_output_of_every_kind_are_errors(output: str, label: str) -> None:
+    text = f"Got this:\n```\n{output}\n```"
+    assert _labels(_one(text), NodeType.ERROR) == [label]

@@ -68,6 +68,9 @@ _ASSISTANT_DECIDES = re.compile(
     r"concluded|agreed|root cause is|owner is|the requirement is|cutting|descop)",
     re.IGNORECASE,
 )
+# An assistant stating the team's new standing practice: "We'll send invoice emails through
+# Postmark from now on".
+_ASSISTANT_COMMITS = re.compile(r"^(?:we|i)(?:'ll| will) .{3,80}\bfrom now on\b", re.IGNORECASE)
 # A trailing dash or parenthesis: an aside, often the reason ("— faster revocation").
 # Both branches open with a space, read first: the regex engine skips from space to space.
 _ASIDE = re.compile(r"\s(?:\s*(?:—|–|--?)\s+(.+)$|\s*\(([^)]+)\)\s*\.?$)")
@@ -108,7 +111,7 @@ def choice_cue(clause: str, stripped: str, low: str, role: str, opening: bool = 
     choice as made ("Switching to X"). A measurement ("takes 14 minutes instead of 4") is not one.
     In the ``opening`` message the team's present practice describes the starting point.
     """
-    if role != "user" and not _ASSISTANT_DECIDES.match(stripped):
+    if role != "user" and not (_ASSISTANT_DECIDES.match(stripped) or _ASSISTANT_COMMITS.match(low)):
         return ""  # tested first: it is far cheaper than the lexicons below
     chooses = bool(
         phrases.DECISION.search(low)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from memory.graph import labels, phrases
 from memory.graph.prefilter import Folded
 from memory.graph.sentences import Sentence
@@ -33,6 +35,11 @@ AGENT_LOG = Folded(
 # Written to open with "you" (the boundary checked behind it), so that the regex engine skips
 # from one "you" to the next instead of trying every position.
 _ADDRESS = Folded(r"you(?<=\byou)(?:r|'re|'d|'ll|rs)?\b")
+# Carrying out what the user asked is no advice: "..., as you asked yesterday".
+_AS_YOU_ASKED = re.compile(
+    r"\b(?:as|like) you (?:asked|said|suggested|wanted|requested|decided|agreed)\b(?: \w+)?",
+    re.IGNORECASE,
+)
 
 
 def advises(sentences: list[Sentence]) -> bool:
@@ -46,6 +53,8 @@ def advises(sentences: list[Sentence]) -> bool:
         return False
     for s in sentences:
         text = labels.strip_filler(s.text)  # "Then set X": the instruction after the filler
+        if "you" in text.lower():
+            text = _AS_YOU_ASKED.sub("", text)
         if _ADDRESS.search(text) or phrases.HEDGE.search(text.lower()) or IMPERATIVE.match(text):
             return True
     return False

@@ -1789,3 +1789,9 @@ def test_implicit_reports_of_work(text: str, status: str) -> None:
 
 def test_a_leak_found_is_an_error() -> None:
     assert _labels("turns out the memory leak was the image cache", NodeType.ERROR)
+
+
+def test_an_assistant_stating_the_practice_from_now_on_decides() -> None:
+    text = "We'll send invoice emails through Postmark from now on, as you asked yesterday."
+    assert _labels(text, NodeType.DECISION, role="assistant")
+    assert _labels("I'll look at the logs next.", NodeType.DECISION, role="assistant") == []

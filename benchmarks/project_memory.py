@@ -140,6 +140,19 @@ def in_force_lines(preamble: str) -> list[str]:
     return lines
 
 
+def _rather_shows(line: str, superseded: str, in_force: list[str]) -> bool:
+    """Whether ``line`` is the decision that replaced ``superseded``, not ``superseded`` itself:
+    "cache exchange rates in Memcached" covers "... in Redis" (3 of its 4 content words) but
+    covers the in-force "... in Memcached" more."""
+    from benchmarks.scoring import content_words
+
+    def share(item: str) -> float:
+        words = content_words(item)
+        return len(words & content_words(line)) / len(words) if words else 0.0
+
+    return any(share(d) > share(superseded) for d in in_force)
+
+
 def score_request(scenario: dict, sent: list[dict], forwarded: list[dict]) -> dict:
     """Recall of the labelled decisions in what went upstream, leaks, and the token cost."""
     from benchmarks.scoring import covers
@@ -149,7 +162,11 @@ def score_request(scenario: dict, sent: list[dict], forwarded: list[dict]) -> di
     added = [m for m in forwarded if m not in sent]  # what the proxy added: the preamble
     preamble = "\n".join(message_text(m) for m in added)
     shown = in_force_lines(preamble)
-    leaked = [s for s in scenario.get("superseded", []) if any(covers(x, s) for x in shown)]
+    leaked = [
+        s
+        for s in scenario.get("superseded", [])
+        if any(covers(x, s) and not _rather_shows(x, s, scenario["in_force"]) for x in shown)
+    ]
     return {
         "recall": recall(forwarded, scenario["in_force"]),
         "preamble_recall": recall(added, scenario["in_force"]),
@@ -327,7 +344,9 @@ def markdown(results: dict) -> str:
         f"Macro recall: memory {_pct(agg['memory']['macro_recall'])}, baseline {_pct(agg['baseline']['macro_recall'])}.",
         "",
         "Superseded shown in force: labelled superseded decisions that a line of the preamble's "
-        "*Decisions in force* section covers. Standing knowledge leaves out what the graph marks "
+        "*Decisions in force* section covers, unless that line covers a labelled decision in force "
+        "more (the replacement, which shares most of its words). Standing knowledge leaves out "
+        "what the graph marks "
         "superseded; a count here means extraction did not link the replacement to the decision it "
         "replaced (indirect phrasing), so the graph still holds both in force.",
         "",

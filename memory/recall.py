@@ -125,7 +125,7 @@ def search(project: Project, query: str, limit: int = 20) -> list[Node]:
 _STANDING_TYPES = (NodeType.DECISION, NodeType.GOAL, NodeType.ENVIRONMENT)
 _STANDING_FIELDS = (
     "pk", "type", "key", "label", "status", "importance", "reason", "session_id", "valid_from_at",
-    "last_seen_at", "recorded_at", "extra",
+    "last_seen_at", "recorded_at", "extra", "evidence_quote",
 )  # fmt: skip
 
 
@@ -151,6 +151,7 @@ def _observation(node, reason: str | None) -> standing.Observation:
         reason=node.reason if reason is None else reason,
         session=node.session_id,
         node=node.pk,
+        quote=node.evidence_quote,
     )
 
 

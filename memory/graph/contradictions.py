@@ -421,6 +421,15 @@ def _without_cue(
     return None
 
 
+def takes_the_place_of(new: Statement, old: Statement) -> bool:
+    """Whether a decision said later (in another session: each session's graph links only its own)
+    takes the place of an earlier one as a bare swap in one slot: "cache exchange rates in
+    Memcached" after "cache exchange rates in Redis"."""
+    if _scopes_differ(old, new) or _kept_beside(old, new):
+        return False
+    return _slot(old, new) >= 2 and (_bare_swap(old, new) or _new_setting(old, new))
+
+
 def _supersede(node: Node, old: Statement, new: Statement, candidate: Candidate) -> Verdict:
     reason, inferred = _reason(new, old, candidate)
     return Verdict(SUPERSEDE, node.key, reason=reason, inferred=inferred)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memory.graph import phrases, tokens
+from memory.graph import contradictions, phrases, tokens
 from memory.graph.budget import LineCounter, shorten
 from memory.graph.labels import content_words
 from memory.graph.redact import find_secrets, redact
@@ -41,6 +41,7 @@ class Observation:
     reason: str = ""
     session: int = 0  # the row id: sessions opened later have higher ones
     node: int = 0  # the row id, a stable last tie-break
+    quote: str = ""  # the sentence that stated it ("Switched from X to Y: we now ...")
 
 
 @dataclass(frozen=True)
@@ -126,8 +127,10 @@ def facts(observations: Sequence[Observation], pairs: Sequence[Pair] = ()) -> li
 
 def _replaced_later(latest: dict[tuple[NodeType, str], Observation]) -> set[str]:
     """Decisions a later one names as replaced ("going with EKS instead of ECS Fargate" after
-    "run services on ECS Fargate"): each session's graph links only its own decisions, so a
-    replacement stated in another session is found here, by the words of the option it names."""
+    "run services on ECS Fargate"), in its label or its sentence ("Switched from CSS modules to
+    vanilla-extract: we now style components with vanilla-extract"): each session's graph links
+    only its own decisions, so a replacement stated in another session is found here, by the
+    words of the option it names."""
     live = [
         (key, o)
         for (kind, key), o in latest.items()
@@ -135,12 +138,32 @@ def _replaced_later(latest: dict[tuple[NodeType, str], Observation]) -> set[str]
     ]
     gone: set[str] = set()
     for key, new in live:
-        named = phrases.REPLACES.search(new.label)
+        # The option replaced, named in the decision or in the sentence that stated it.
+        named = phrases.REPLACES.search(new.label) or phrases.REPLACES.search(new.quote)
         words = content_words(next(g for g in named.groups() if g)) if named else frozenset()
         if not words:
             continue
         for old_key, old in live:
             if old_key != key and _said(old) < _said(new) and words <= content_words(old.label):
+                gone.add(old_key)
+    return gone | _swapped_later(live)
+
+
+def _swapped_later(live: list[tuple[str, Observation]]) -> set[str]:
+    """Decisions a later session swapped for another value in the same slot ("cache exchange
+    rates in Memcached" after "... in Redis"). Only pairs sharing a topic word are compared."""
+    said = {key: contradictions.Statement(o.label, o.label, 0) for key, o in live}
+    by_word: dict[str, list[tuple[str, Observation]]] = {}
+    for key, o in live:
+        for word in said[key].topic:
+            by_word.setdefault(word, []).append((key, o))
+    gone: set[str] = set()
+    for key, new in live:
+        rivals = {k: o for word in said[key].topic for k, o in by_word[word]}
+        for old_key, old in rivals.items():
+            if old.session == new.session or not _said(old) < _said(new):
+                continue  # a session's own graph has linked its own decisions already
+            if contradictions.takes_the_place_of(said[key], said[old_key]):
                 gone.add(old_key)
     return gone
 

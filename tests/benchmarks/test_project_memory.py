@@ -74,3 +74,23 @@ def test_one_scenario_end_to_end_writes_results_of_the_documented_shape(tmp_path
     assert set(agg) == {"memory", "baseline"} and agg["memory"]["scenarios"] == 1
     report = out.with_suffix(".md").read_text()
     assert "| Churn model |" in report and "recall, baseline" in report
+
+
+def test_a_replacement_sharing_most_words_with_the_old_decision_is_no_leak():
+    scenario = {
+        "in_force": ["cache exchange rates in Memcached"],
+        "superseded": ["cache exchange rates in Redis"],
+    }
+    preamble = (
+        "[TokenMizer project memory]\nDecisions in force:\n- cache exchange rates in Memcached"
+    )
+
+    def leaks(text: str) -> list[str]:
+        sent = [{"role": "user", "content": "hi"}]
+        forwarded = [{"role": "system", "content": text}, *sent]
+        return project_memory.score_request(scenario, sent, forwarded)["superseded_shown_in_force"]
+
+    assert leaks(preamble) == []
+    assert leaks(preamble + "\n- cache exchange rates in Redis") == [
+        "cache exchange rates in Redis"
+    ]

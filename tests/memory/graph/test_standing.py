@@ -50,3 +50,33 @@ def test_said_at_the_same_moment_the_later_session_has_the_last_word():
     assert in_force([replacement, decision("run on ECS Fargate", session=1, moment=100.0)]) == [
         "going with EKS instead of ECS Fargate"
     ]
+
+
+def test_a_later_session_swapping_the_value_of_one_slot_retires_the_earlier_decision():
+    earlier = decision("cache exchange rates in Redis", session=1, moment=100.0)
+    later = decision("cache exchange rates in Memcached", session=2, moment=200.0)
+    beside = decision("cache sessions in Redis", session=1, moment=100.0)
+    assert in_force([earlier, later, beside]) == [
+        "cache exchange rates in Memcached",
+        "cache sessions in Redis",
+    ]
+
+
+def test_a_replacement_named_in_the_decisions_sentence_retires_the_earlier_decision():
+    earlier = decision("style components with CSS modules and design tokens", 1, 100.0)
+    later = Observation(
+        NodeType.DECISION, "style components with vanilla-extract and design tokens",
+        Status.COMPLETED, 1.0, 200.0, session=2, node=2,
+        quote="Switched from CSS modules to vanilla-extract: we now style components with "
+        "vanilla-extract and design tokens.",
+    )  # fmt: skip
+    assert in_force([earlier, later]) == ["style components with vanilla-extract and design tokens"]
+
+
+def test_values_for_different_scopes_in_later_sessions_both_stand():
+    prod = decision("deploy to prod on Fridays", session=1, moment=100.0)
+    staging = decision("deploy to staging on Mondays", session=2, moment=200.0)
+    assert in_force([prod, staging]) == [
+        "deploy to prod on Fridays",
+        "deploy to staging on Mondays",
+    ]

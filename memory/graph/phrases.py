@@ -1117,6 +1117,7 @@ ERROR = _lexicon(
     r"(?:drops?|dropped|jumps?|jumped|falls?|fell|resets?|goes|went) (?:back )?to (?:0|zero)\b",
     r"oom[- ]?kill\w*",
     r"cuts? off (?:the|part|half|some|everything|anything)\b",
+    r"\b\d+ (?:(?:test )?failures|failing (?:tests|specs|checks)|failed (?:tests|specs|checks|jobs))\b",
     r"(?:comes?|came|coming) (?:through|back|in|out) (?:with |as )?(?:nulls?|empty|blank|zeros?|"
     r"nan)\b",
     # Put in the wrong place: "shows up on the wrong day", "charged in the wrong currency".

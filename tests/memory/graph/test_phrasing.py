@@ -1553,6 +1553,7 @@ def test_a_switch_carrying_out_an_earlier_decision_is_work_done() -> None:
         "The queue backs up every Monday morning.",
         "fyi the staging box is dead",
         "cron's not firing on prod",
+        "Ran the suite again, 3 failures in test_invoices.py.",
         "all the old links 404 now",
     ],
 )

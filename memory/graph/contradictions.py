@@ -518,10 +518,19 @@ def _old_figure_named(
 
 
 def _names(replaced: str, old: Statement) -> bool:
-    """Does the phrase the text says was replaced name this earlier decision?"""
+    """Does the phrase the text says was replaced name this earlier decision? An action named
+    ("instead of deleting invoices") names only a decision to do that action."""
+    action = _GERUND.match(replaced)
+    if action and words.stem(action.group(1)) not in {
+        words.stem(w) for w in _TOKEN.findall(old.label.lower())
+    }:
+        return False
     wanted = words.topic(replaced) | words.values(replaced, old.names)
     have = old.topic | old.values
     return bool(wanted) and len(wanted & have) >= 0.5 * len(wanted)
+
+
+_GERUND = re.compile(r"([a-z]{3,}ing)\s", re.IGNORECASE)
 
 
 def _named_replacement(sentence: str) -> str:

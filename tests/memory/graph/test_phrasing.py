@@ -1796,3 +1796,19 @@ def test_an_assistant_stating_the_practice_from_now_on_decides() -> None:
     text = "We'll send invoice emails through Postmark from now on, as you asked yesterday."
     assert _labels(text, NodeType.DECISION, role="assistant")
     assert _labels("I'll look at the logs next.", NodeType.DECISION, role="assistant") == []
+
+
+def test_an_action_named_as_replaced_names_no_unrelated_decision() -> None:
+    assert (
+        _superseded(
+            "Some planning for the billing service.",
+            "We send invoice emails through Postmark.",
+            "Decision: issue credit notes instead of deleting invoices.",
+        )
+        == []
+    )
+    assert _superseded(
+        "Some planning for the billing service.",
+        "Let's delete old invoices after a year.",
+        "Decision: archive them instead of deleting old invoices.",
+    ) == ["delete old invoices after a year"]

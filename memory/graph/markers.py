@@ -42,6 +42,10 @@ def marker_of(text: str) -> tuple[str, str] | None:
         m = _DASH_MARKER.match(text) if "-" in text or "—" in text or "–" in text else None
         return (kind_of(m.group(1)), m.group(2)) if m else None
     m = _MARKER.match(text)
+    if m and m.group(1).lower() == "so":
+        # "So: run services on EKS": the conclusion drawn, unless it is asked ("So: now what?").
+        body = m.group(2).rstrip()
+        return None if body.endswith("?") else ("decision", body)
     kind = kind_of(m.group(1)) if m else ""
     return (kind, m.group(2)) if m and kind else None
 

@@ -1812,3 +1812,9 @@ def test_an_action_named_as_replaced_names_no_unrelated_decision() -> None:
         "Let's delete old invoices after a year.",
         "Decision: archive them instead of deleting old invoices.",
     ) == ["delete old invoices after a year"]
+
+
+def test_a_conclusion_after_so_colon_is_a_decision_unless_asked() -> None:
+    text = "So: run services on EKS with managed node groups."
+    assert _labels(text, NodeType.DECISION) == ["run services on EKS with managed node groups"]
+    assert _labels("So: what do we do about the backlog?", NodeType.DECISION) == []

@@ -51,8 +51,10 @@ def _looks_secret_value(value: str, match: re.Match[str]) -> bool:
         return False
     if match.group("bare") is None:
         return True  # a quoted literal is a value somebody typed
-    if _CODE_REF.fullmatch(value) or match.string[match.end() : match.end() + 1] in ("(", "["):
+    called = match.string[match.end() : match.end() + 1] in ("(", "[")
+    if _CODE_REF.fullmatch(value) or (called and not any(c.isdigit() for c in value)):
         return False  # `password=form.password`, `token=API_TOKEN`, `get_token()`: code
+    # (`password=hunter2[` is no call: a name with digits before a bracket is still a value.)
     # A lone lower-case word after `password:` is almost always prose ("password: never share").
     return not value.isalpha() or not value.islower()
 

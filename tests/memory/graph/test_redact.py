@@ -185,3 +185,13 @@ def test_a_tokenmizer_api_key_is_redacted():
     key = "tmz_" + "Ab3dEf6hIj" * 4
     assert key not in redact(f"export OPENAI_API_KEY={key}")
     assert "[REDACTED:tokenmizer_key]" in redact(f"my key is {key} ok")
+
+
+def test_a_value_with_digits_before_a_bracket_is_still_a_secret():
+    # Found by the resume property test: "password=hunter2[" read as a call of `hunter2`.
+    assert redact("[ password=hunter2[ password=hunter2[") == (
+        "[ password=[REDACTED:password][ password=[REDACTED:password]["
+    )
+    assert redact("token=creds[0] and password=get_password()") == (
+        "token=creds[0] and password=get_password()"
+    )

@@ -177,7 +177,7 @@ def standing_knowledge(
         return ""
     exclude = exclude_session.pk if isinstance(exclude_session, Session) else exclude_session
     relevance = dict(ranks(project, text, STANDING_CANDIDATES, exclude, _STANDING_TYPES))
-    base, conflicts = _standing_base(project, exclude)
+    base, conflicts, swapped = _standing_base(project, exclude)
     missing = set(relevance) - base.keys()
     if missing:
         nodes = _candidates(project, exclude)
@@ -194,7 +194,8 @@ def standing_knowledge(
         for a, b in conflicts
         if a in observations and b in observations
     ]
-    return standing.render(standing.facts(list(observations.values()), pairs), budget_tokens)
+    facts = standing.facts(list(observations.values()), pairs, None if missing else swapped)
+    return standing.render(facts, budget_tokens)
 
 
 # The project's most important standing candidates and its open conflicts, read once per state of
@@ -202,7 +203,9 @@ def standing_knowledge(
 # them once. Each extraction job reads them afresh for the state it leaves (``refresh_standing``),
 # so a busy project's new sessions seldom wait for them; with Redis the job's read is shared with
 # the proxy processes, as the job runs in a worker.
-Base = tuple[dict[int, standing.Observation], list[tuple[int, int]]]
+# Also read once per state: the decisions a later session swapped for another value, which takes
+# comparing pairs of decisions (``standing.swapped_later``).
+Base = tuple[dict[int, standing.Observation], list[tuple[int, int]], frozenset[str]]
 _bases: dict[tuple, Base] = {}
 SHARED_TTL_S = 600
 
@@ -234,7 +237,7 @@ def _base_key(project: Project, exclude: int | None) -> tuple:
 
 
 def _shared_name(key: tuple) -> str:
-    return "tmz:standing:" + ":".join(map(str, key))
+    return "tmz:standing:v2:" + ":".join(map(str, key))  # v2: the base holds the swapped set
 
 
 def shared_name(project: Project) -> str:
@@ -267,10 +270,9 @@ def _shared_cache():
 def _read_base(project: Project, exclude: int | None) -> Base:
     nodes = _candidates(project, exclude)
     important = nodes.order_by("-importance", "-pk").values_list("type", "key")
-    return (
-        _observations(nodes, set(important[:STANDING_CANDIDATES])),
-        _conflicts(project, exclude),
-    )
+    observations = _observations(nodes, set(important[:STANDING_CANDIDATES]))
+    swapped = standing.swapped_later(observations.values())
+    return observations, _conflicts(project, exclude), swapped
 
 
 def refresh_standing(project: Project) -> None:

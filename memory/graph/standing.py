@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from memory.graph import contradictions, phrases, tokens
@@ -90,15 +90,22 @@ def last_words(observations: Iterable[Observation]) -> dict[tuple[NodeType, str]
     return latest
 
 
-def facts(observations: Sequence[Observation], pairs: Sequence[Pair] = ()) -> list[Fact]:
+def facts(
+    observations: Sequence[Observation],
+    pairs: Sequence[Pair] = (),
+    swapped: Collection[str] | None = None,
+) -> list[Fact]:
     """What a new session should know: decisions in force, goals, environment facts, contested
     pairs (both sides) and invalidated decisions as warnings, each label once.
 
     A decision counts by the project's last word on it: one superseded or invalidated in a later
-    session is not in force any more, whatever an earlier session said.
+    session is not in force any more, whatever an earlier session said. ``swapped``: the
+    ``swapped_later`` of these observations when known (it is read once per state of a project).
     """
     latest = last_words(observations)
-    replaced = _replaced_later(latest)
+    if swapped is None:
+        swapped = _swapped_later(_live_decisions(latest))
+    replaced = _replaced_later(latest) | set(swapped)
     out: list[Fact] = []
     for (kind, key), o in latest.items():
         if kind == NodeType.DECISION and o.status == Status.COMPLETED and key not in replaced:
@@ -131,11 +138,7 @@ def _replaced_later(latest: dict[tuple[NodeType, str], Observation]) -> set[str]
     vanilla-extract: we now style components with vanilla-extract"): each session's graph links
     only its own decisions, so a replacement stated in another session is found here, by the
     words of the option it names."""
-    live = [
-        (key, o)
-        for (kind, key), o in latest.items()
-        if kind == NodeType.DECISION and o.status == Status.COMPLETED
-    ]
+    live = _live_decisions(latest)
     gone: set[str] = set()
     for key, new in live:
         # The option replaced, named in the decision or in the sentence that stated it.
@@ -146,24 +149,46 @@ def _replaced_later(latest: dict[tuple[NodeType, str], Observation]) -> set[str]
         for old_key, old in live:
             if old_key != key and _said(old) < _said(new) and words <= content_words(old.label):
                 gone.add(old_key)
-    return gone | _swapped_later(live)
+    return gone
+
+
+def _live_decisions(
+    latest: dict[tuple[NodeType, str], Observation],
+) -> list[tuple[str, Observation]]:
+    return [
+        (key, o)
+        for (kind, key), o in latest.items()
+        if kind == NodeType.DECISION and o.status == Status.COMPLETED
+    ]
+
+
+def swapped_later(observations: Iterable[Observation]) -> frozenset[str]:
+    """The decisions (normalized labels) a later session swapped for another value in the same
+    slot: what ``facts`` leaves out beyond what is named as replaced."""
+    return frozenset(_swapped_later(_live_decisions(last_words(observations))))
 
 
 def _swapped_later(live: list[tuple[str, Observation]]) -> set[str]:
     """Decisions a later session swapped for another value in the same slot ("cache exchange
-    rates in Memcached" after "... in Redis"). Only pairs sharing a topic word are compared."""
-    said = {key: contradictions.Statement(o.label, o.label, 0) for key, o in live}
+    rates in Memcached" after "... in Redis"). Only pairs from different sessions sharing two
+    topic words can be one slot with two values, so only those are compared."""
+    statements = {key: contradictions.Statement(o.label, o.label, 0) for key, o in live}
     by_word: dict[str, list[tuple[str, Observation]]] = {}
     for key, o in live:
-        for word in said[key].topic:
+        for word in statements[key].topic:
             by_word.setdefault(word, []).append((key, o))
     gone: set[str] = set()
     for key, new in live:
-        rivals = {k: o for word in said[key].topic for k, o in by_word[word]}
-        for old_key, old in rivals.items():
-            if old.session == new.session or not _said(old) < _said(new):
+        shared: dict[str, int] = {}
+        for word in statements[key].topic:
+            for old_key, _ in by_word[word]:
+                shared[old_key] = shared.get(old_key, 0) + 1
+        for old_key, old in live:
+            if shared.get(old_key, 0) < 2 or old.session == new.session:
                 continue  # a session's own graph has linked its own decisions already
-            if contradictions.takes_the_place_of(said[key], said[old_key]):
+            if _said(old) < _said(new) and contradictions.takes_the_place_of(
+                statements[key], statements[old_key]
+            ):
                 gone.add(old_key)
     return gone
 

@@ -42,15 +42,18 @@ _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w])_([^_\s][^_]*?)_(?![\w])")
 # Written "[x][x]*" and "\s\s*" rather than "[x]+" and "\s+": opening with a class, the regex
 # engine skips to the next character of it instead of trying the pattern at every position.
 _TRAILING_PUNCT = re.compile(r"[\s,;:.!?\-—–][\s,;:.!?\-—–]*$")
-_TRAILING_WORD = Folded(
-    r"\s\s*(?:anyway|then|though|too|as well|in the end|tbh|lol|haha|now though|after all|"
-    r"for sure|i guess|i think|right away|either)$"
-)
+_TAG_WORDS = (
+    "anyway", "then", "though", "too", "as well", "in the end", "tbh", "lol", "haha", "now though",
+    "after all", "for sure", "i guess", "i think", "right away", "either",
+)  # fmt: skip
+_TRAILING_WORD = Folded(r"\s\s*(?:" + "|".join(_TAG_WORDS) + ")$")
 
 
 def _strip_trailing(text: str) -> str:
     while True:
         text = _TRAILING_PUNCT.sub("", text)
+        if text.isascii() and not text.lower().endswith(_TAG_WORDS):
+            return text  # no tag word at the end: one ``str.endswith``, cheaper than the regex
         tag = _TRAILING_WORD.search(text)
         if tag is None or " " not in text[: tag.start()].strip():
             return text  # "Newtonsoft then": with one word left, the tag is part of the idiom

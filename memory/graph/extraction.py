@@ -161,7 +161,7 @@ def _references(segs: Segments, emit: Emitter) -> None:
 
 def _goal(text: str, emit: Emitter) -> bool:
     """The opening statement of intent: a goal, plus the stack it names ("with X and Y")."""
-    if _QUESTION.search(text) or not phrases.GOAL.match(text):
+    if ("?" in text and _QUESTION.search(text)) or not phrases.GOAL.match(text):
         return False
     emit.add(NodeType.GOAL, text, Status.IN_PROGRESS, text, cue="goal", conf=0.8)
     for m in phrases.GOAL_STACK.finditer(text):
@@ -195,7 +195,7 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
     if marker:
         markers.marked(marker[0], marker[1], text, emit)
         return marker[0]
-    if _QUESTION.search(text):
+    if "?" in text and _QUESTION.search(text):  # the substring test first: most are no question
         request = _LATER_REQUEST.match(text) if role == "user" else None
         if request:
             emit.task(request.group(1), Status.PENDING, text, cue="request")

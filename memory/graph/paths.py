@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from memory.graph.prefilter import Twin, holds_any
+from memory.graph.prefilter import Guarded, Twin, holds_any
 
 # Extensions of files people name in work sessions: source, config, data, docs, infra, build.
 # (Not "map", "so", "out", "re": method calls and words like "arr.map" or "timed.out" end so too.)
@@ -78,8 +78,11 @@ _ENDPOINT = re.compile(
     r"\b(" + "|".join(HTTP_METHODS) + r")\s+(/[\w{}:.\-/]*[\w}/])(?:\?[\w=&%.\-]*)?"
 )
 # A build-file name anywhere: one scan for the capital letters they open with, before the regex
-# that needs one.
-_BARE_NAME = re.compile("|".join(sorted(BARE_FILENAMES)))
+# that needs one. Most names end in "file": that and the other names are substrings to test first.
+_BARE_NAME = Guarded(
+    re.compile("|".join(sorted(BARE_FILENAMES))),
+    sorted({"file" if name.endswith("file") else name for name in BARE_FILENAMES}),
+)
 
 
 def _names_method(text: str) -> bool:

@@ -112,7 +112,8 @@ def shape(token: str) -> str:
 @lru_cache(maxsize=16384)
 def is_value(token: str) -> bool:
     """A token naming a specific technology, version or quantity rather than an ordinary word."""
-    if _VALUE_CHAR.search(token):
+    # A token of letters only holds none of those characters: the cheaper test first.
+    if not token.isalpha() and _VALUE_CHAR.search(token):
         return True
     lower = token.lower()
     if "-" in token and lower not in _COMMON_HYPHENATED:

@@ -224,10 +224,7 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if cue:
         decisions.decision(clause, sentence, emit, cue=cue, conf=0.7)
         return "decision"
-    if _plans(low, role) or (
-        phrases.PENDING_CASED.search(clause)
-        or phrases.PENDING_CASED.search(labels.strip_filler(clause))
-    ):
+    if _plans(low, role) or _pending_cased(clause):
         return _pending(stripped, clause, sentence, emit)
     done = _reports_done(stripped, clause, role) or _finding(stripped, role, emit)
     if done and emit.turn.position <= 1 and _IN_PLACE.search(done):
@@ -379,6 +376,15 @@ def _pending(stripped: str, clause: str, sentence: str, emit: Emitter) -> str:
     return "pending"
 
 
+def _pending_cased(clause: str) -> bool:
+    """Work pending in capitalised wording, read with and without the opening filler (searched
+    once when there is none to drop)."""
+    if phrases.PENDING_CASED.search(clause):
+        return True
+    plain = labels.strip_filler(clause)
+    return plain != clause and bool(phrases.PENDING_CASED.search(plain))
+
+
 def _finding(stripped: str, role: str, emit: Emitter) -> str:
     """An agent reporting what an investigation established: "The experiment showed X",
     "Found that Y". A finding is work done; one that states a problem was taken as an error."""
@@ -389,7 +395,8 @@ def _finding(stripped: str, role: str, emit: Emitter) -> str:
 
 def _reports_done(stripped: str, clause: str, role: str) -> str:
     """The label of a clause reporting finished work, or "" when it reports none."""
-    m = _STARTS_DONE_VERB.match(stripped.lower())
+    low = stripped.lower()
+    m = _STARTS_DONE_VERB.match(low)
     if m and m.group(1) in phrases.DONE_VERBS and len(stripped.split()) >= 2:
         return stripped
     perfect = _PERFECT_REPORT.match(labels.strip_filler(clause))
@@ -414,11 +421,10 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
         return stripped
     if _PRONOUN_START.match(stripped):
         return ""
-    if _DID_SOMETHING.match(stripped.lower()):
+    if _DID_SOMETHING.match(low):
         return (
             stripped  # "flipped the seven sensors to deferrable", "reopened all 60 via bulk edit"
         )
-    low = stripped.lower()
     if phrases.DONE_STATE.search(low):
         return stripped
     if _PARTICIPLE_REPORT.match(low) and not phrases.ERROR.search(low):

@@ -325,13 +325,18 @@ def _talks_about_problems(low: str) -> bool:
 @lru_cache(maxsize=8192)
 def is_problem(clause: str, role: str, agent: bool = False) -> bool:
     """Whether a prose clause states a failure or wrong behaviour of the system being worked on."""
+    if len(clause.split()) < 3:
+        return False
     low = clause.lower()
-    if _talks_about_problems(low) or len(clause.split()) < 3:
+    exception = phrases.names_exception(clause) and not _HANDLED.search(clause)
+    # A clause naming neither an exception nor an error states no problem, meta talk or not: the
+    # error lexicon first spares most clauses the meta-talk one.
+    if not exception and not phrases.ERROR.search(low):
         return False
-    if phrases.names_exception(clause) and not _HANDLED.search(clause):
+    if _talks_about_problems(low):
+        return False
+    if exception:
         return True
-    if not phrases.ERROR.search(clause.lower()):
-        return False
     # An assistant explaining causes uses the same words; only a strong failure verb counts there.
     if role != "user" and not agent:
         return bool(_STRONG_PROSE.search(low))
@@ -359,9 +364,11 @@ _HANDLED = Guarded(
 @lru_cache(maxsize=8192)
 def is_strong_problem(clause: str) -> bool:
     """A failure stated so plainly that no other reading of the clause competes with it."""
-    if _talks_about_problems(clause.lower()) or _HANDLED.search(clause):
+    low = clause.lower()
+    # The plain statement first: most clauses hold none, and then need no other test.
+    if not (phrases.names_exception(clause) or _UNAMBIGUOUS.search(low)):
         return False
-    return bool(phrases.names_exception(clause) or _UNAMBIGUOUS.search(clause.lower()))
+    return not (_talks_about_problems(low) or _HANDLED.search(clause))
 
 
 _UNAMBIGUOUS = Guarded(

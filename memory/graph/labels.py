@@ -88,6 +88,8 @@ def content_words(text: str) -> frozenset[str]:
 def topic_words(label: str) -> frozenset[str]:
     """Content words for telling facts apart: a path counts as one word, not as its pieces, so
     "guard it in app/dates.py" and "updated app/dates.py to reject months" stay two facts."""
+    if "/" not in label and "\\" not in label:
+        return content_words(label)  # no path: no word to keep whole
     paths_in = [w for w in label.split() if "/" in w or "\\" in w]
     rest = label
     for path in paths_in:
@@ -208,16 +210,16 @@ def is_usable(label: str) -> bool:
     tokens = label.lower().split()
     if len(tokens) <= 2 and tokens[-1] in _PRONOUNS:
         return False
-    rest = [t.strip(".,") for t in tokens if t not in _PRONOUNS]
     if tokens[0] in ("that's", "it's", "this's") and (
         len(tokens) <= 3
         or all(t in _EMPTY_WORDS or t in _ADVERBS or t in _LINKS for t in tokens[1:])
     ):
         return False  # "that's on Tom", "that's for next week": the fact is in the sentence before
     # "done that twice already", "it starts fine": a pronoun and adverbs say nothing on their own.
-    return not (
-        len(tokens) > len(rest) and all(t in _ADVERBS or t in _EMPTY_WORDS for t in rest[1:])
-    )
+    if _PRONOUNS.isdisjoint(tokens):
+        return True
+    rest = [t.strip(".,") for t in tokens if t not in _PRONOUNS]
+    return not all(t in _ADVERBS or t in _EMPTY_WORDS for t in rest[1:])
 
 
 _LINKS = frozenset("for next the on until after by this that".split())

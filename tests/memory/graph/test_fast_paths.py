@@ -577,3 +577,105 @@ def test_an_identity_is_the_one_the_plain_loop_gives(label, node_type):
     if node_type == NodeType.TASK:
         plain -= lifecycle._TASK_VERBS
     assert lifecycle._identity.__wrapped__(label, node_type) == frozenset(plain)
+
+
+# The plain forms of the problem tests, label tests and opening strippers, as first written.
+def plain_is_problem(clause: str, role: str, agent: bool = False) -> bool:
+    low = clause.lower()
+    if failures._talks_about_problems(low) or len(clause.split()) < 3:
+        return False
+    if phrases.names_exception(clause) and not failures._HANDLED.search(clause):
+        return True
+    if not phrases.ERROR.search(low):
+        return False
+    if role != "user" and not agent:
+        return bool(failures._STRONG_PROSE.search(low))
+    return not failures._HANDLED.search(clause)
+
+
+def plain_is_strong_problem(clause: str) -> bool:
+    if failures._talks_about_problems(clause.lower()) or failures._HANDLED.search(clause):
+        return False
+    return bool(phrases.names_exception(clause) or failures._UNAMBIGUOUS.search(clause.lower()))
+
+
+def plain_strip_leading(text: str) -> str:
+    previous = None
+    while previous != text:
+        previous = text
+        text = labels._without_opening(labels._FILLER, text).lstrip(" ,.;:-")
+        text = labels._without_opening(labels._SUBJECT, text)
+    return text
+
+
+def plain_strip_trailing(text: str) -> str:
+    while True:
+        text = labels._TRAILING_PUNCT.sub("", text)
+        tag = labels._TRAILING_WORD.search(text)
+        if tag is None or " " not in text[: tag.start()].strip():
+            return text
+        text = text[: tag.start()]
+
+
+def plain_topic_words(label: str) -> frozenset[str]:
+    paths_in = [w for w in label.split() if "/" in w or "\\" in w]
+    rest = label
+    for path in paths_in:
+        rest = rest.replace(path, " ")
+    return labels.content_words(rest) | frozenset(p.strip("`'\",.;:()").lower() for p in paths_in)
+
+
+def plain_is_usable(label: str) -> bool:
+    if len(label) < labels.MIN_LABEL_CHARS or not labels._ALNUM.search(label):
+        return False
+    found = labels.content_words(label)
+    if not found or found <= labels._EMPTY_WORDS:
+        return False
+    tokens = label.lower().split()
+    if len(tokens) <= 2 and tokens[-1] in labels._PRONOUNS:
+        return False
+    rest = [t.strip(".,") for t in tokens if t not in labels._PRONOUNS]
+    if tokens[0] in ("that's", "it's", "this's") and (
+        len(tokens) <= 3
+        or all(
+            t in labels._EMPTY_WORDS or t in labels._ADVERBS or t in labels._LINKS
+            for t in tokens[1:]
+        )
+    ):
+        return False
+    return not (
+        len(tokens) > len(rest)
+        and all(t in labels._ADVERBS or t in labels._EMPTY_WORDS for t in rest[1:])
+    )
+
+
+def assert_reordered_tests_agree(text: str) -> None:
+    for role in ("user", "assistant"):
+        for agent in (False, True):
+            expected = plain_is_problem(text, role, agent)
+            assert failures.is_problem.__wrapped__(text, role, agent) == expected, text
+    assert failures.is_strong_problem.__wrapped__(text) == plain_is_strong_problem(text), text
+    assert labels.strip_leading.__wrapped__(text) == plain_strip_leading(text), text
+    assert labels._strip_trailing(text) == plain_strip_trailing(text), text
+    assert labels.topic_words(text) == plain_topic_words(text), text
+    assert labels.is_usable(text) == plain_is_usable(text), text
+
+
+# Openings and endings the strippers drop: fillers, subjects, tag words, and their punctuation.
+_EDGE_WORDS = st.sampled_from(
+    "so ok okay honestly yeah well i think i guess we i i've we're let's you then anyway too "
+    "as well lol in the end , . : - ; ! ? ſo Ok THEN the cache is fixed".split(" ")
+)
+_EDGES = st.lists(_EDGE_WORDS, max_size=10).map(" ".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_PROSE, _LABELS, _EDGES))
+def test_reordered_problem_and_label_tests_answer_as_the_plain_forms(text):
+    assert_reordered_tests_agree(text)
+    assert_reordered_tests_agree(swapped_case(text))
+
+
+def test_corpus_problem_and_label_tests_answer_as_the_plain_forms():
+    for text in corpus_texts():
+        assert_reordered_tests_agree(text)

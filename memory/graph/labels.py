@@ -126,12 +126,24 @@ def strip_filler(text: str) -> str:
 @lru_cache(maxsize=8192)
 def strip_leading(text: str) -> str:
     """Drop interjections, discourse markers and the subject that open a clause."""
-    previous = None
-    while previous != text:
-        previous = text
-        text = _without_opening(_FILLER, text).lstrip(" ,.;:-")
-        text = _without_opening(_SUBJECT, text)
-    return text
+    if not text.isascii():
+        previous = None
+        while previous != text:
+            previous = text
+            text = _without_opening(_FILLER, text).lstrip(" ,.;:-")
+            text = _without_opening(_SUBJECT, text)
+        return text
+    # The same steps on ASCII text, whose lower-cased copy keeps every position: the openings are
+    # matched on one copy cut in step with the text, not on a new copy at every test (``Folded``).
+    low = text.lower()
+    while True:
+        filler = _FILLER.cased.match(low)
+        rest = (low[filler.end() :] if filler else low).lstrip(" ,.;:-")
+        subject = _SUBJECT.cased.match(rest)
+        cut = len(low) - len(rest) + (subject.end() if subject else 0)
+        if cut == 0:
+            return text
+        text, low = text[cut:], low[cut:]
 
 
 def _without_opening(opening: Folded, text: str) -> str:

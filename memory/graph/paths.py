@@ -211,10 +211,14 @@ def find_paths(text: str, in_code: bool = False) -> list[str]:
 @lru_cache(maxsize=8192)
 def _find_paths(text: str, in_code: bool) -> tuple[str, ...]:
     hits: list[tuple[int, str]] = []
-    methods = _names_method(text)  # no HTTP method in the text: no token follows one
+    # Whether an HTTP method is written in the text (else no token follows one): a scan of the
+    # whole text, made at the first token, as most texts hold none.
+    methods: bool | None = None
     # In code, only a path with a directory counts (see ``is_path``), or a Windows one.
     tokens = () if in_code and "/" not in text and "\\" not in text else _separated_tokens(text)
     for start, token in tokens:
+        if methods is None:
+            methods = _names_method(text)
         if methods and _METHOD_BEFORE.search(text, max(0, start - 8), start):
             continue  # "POST /api/x.json" is a route, not a file
         hits.extend((start + at, path) for at, path in _paths_in(token, in_code))

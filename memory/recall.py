@@ -194,7 +194,8 @@ def standing_knowledge(
         for a, b in conflicts
         if a in observations and b in observations
     ]
-    facts = standing.facts(list(observations.values()), pairs, None if missing else swapped)
+    # The swaps among the base's decisions, found when it was read: a request compares no pairs.
+    facts = standing.facts(list(observations.values()), pairs, swapped)
     return standing.render(facts, budget_tokens)
 
 

@@ -256,12 +256,16 @@ def _chooses(low: str) -> bool:
     return bool(phrases.DECISION.search(low) or phrases.TEAM_PRACTICE.search(low))
 
 
+_NEXT_CLAUSE = re.compile(r"[:;]\s")
+
+
 def _reason(text: str, quote: str) -> tuple[str, str]:
     """The choice without its reason, and the reason ("because ...", "— ...", "(...)", ", X")."""
     reason = ""
     m = phrases.REASON.search(text) or phrases.REASON.search(quote)
     if m:
-        reason = labels.clean(m.group(1))
+        # The reason ends where the next clause begins: "because X leaked: we now use Y".
+        reason = labels.clean(_NEXT_CLAUSE.split(m.group(1), maxsplit=1)[0])
         head = text[: m.start()] if phrases.REASON.search(text) else text
         if len(labels.strip_leading(head).split()) >= 2:
             text = head  # "LoRA because ...": a one-word choice keeps its reason in the label

@@ -1818,3 +1818,14 @@ def test_a_conclusion_after_so_colon_is_a_decision_unless_asked() -> None:
     text = "So: run services on EKS with managed node groups."
     assert _labels(text, NodeType.DECISION) == ["run services on EKS with managed node groups"]
     assert _labels("So: what do we do about the backlog?", NodeType.DECISION) == []
+
+
+def test_a_reason_ends_where_the_next_clause_begins() -> None:
+    text = (
+        "Switched from Celery to RQ because Celery's workers kept leaking memory on the small "
+        "pods: we now run background jobs on RQ workers."
+    )
+    reasons = [c.reason for c in _one(text) if c.type == NodeType.DECISION]
+    assert reasons and all(
+        r == "Celery's workers kept leaking memory on the small pods" for r in reasons
+    )

@@ -399,7 +399,8 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
     m = _STARTS_DONE_VERB.match(low)
     if m and m.group(1) in phrases.DONE_VERBS and len(stripped.split()) >= 2:
         return stripped
-    perfect = _PERFECT_REPORT.match(labels.strip_filler(clause))
+    filler_free = labels.strip_filler(clause)
+    perfect = _PERFECT_REPORT.match(filler_free)
     if perfect and perfect.group(1).lower() not in speakers.NOT_WORK:
         return stripped  # "I've tightened the need statement": any verb, in the perfect
     inner = _SUBJECT_DONE_VERB.search(clause)
@@ -410,7 +411,6 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
     if role != "user" or len(stripped.split()) < 2:
         return ""
     # "they fixed the mapping on Thursday": a person doing work, unlike "it went out".
-    filler_free = labels.strip_filler(clause)
     other = _OTHER_DID.match(filler_free)
     if (
         other

@@ -305,9 +305,11 @@ def _still_open(new: Statement, pool: list[tuple[Node, Statement]]) -> Node | No
     """The earlier decision in the new one's slot, when the new one's message says the choice is
     not made: "Engineering wants the 24th. We haven't settled it.", "Tom set up DynamoDB for the
     orders, not sure which one we keep"."""
-    if not (_CHOICE_OPEN.search(new.text) or _UNSETTLED.search(new.text)):
-        return None
-    rivals = [(n, s) for n, s in pool if _slot(s, new) >= 1 and not _BESIDE.search(new.label)]
+    if _BESIDE.search(new.label) or not (
+        _CHOICE_OPEN.search(new.text) or _UNSETTLED.search(new.text)
+    ):
+        return None  # "X stays beside Y": no rival; or nothing said to be open
+    rivals = [(n, s) for n, s in pool if _slot(s, new) >= 1]
     return _best(new, rivals)[0] if rivals else None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from memory.graph import labels, phrases
-from memory.graph.candidates import Emitter
+from memory.graph.candidates import Emitter, Seen
 from memory.graph.prefilter import Guarded, Twin
 from memory.graph.types import NodeType, Status
 
@@ -64,8 +64,8 @@ _MEASUREMENT = Twin(
 )
 # How an assistant narrates a choice as made rather than proposed.
 _ASSISTANT_DECIDES = re.compile(
-    r"(?:switching|switched (?:over |back )?to\b|moved (?:over |back )?to\b|moving|going with|went with|decid|chose|picked|opted|settled|sticking|roll|"
-    r"concluded|agreed|root cause is|owner is|the requirement is|cutting|descop)",
+    r"(?:switching|switched (?:over |back )?to\b|moved (?:over |back )?to\b|moving|going with|"
+    r"went with|decid|chose|picked|opted|settled|sticking|roll|concluded|agreed|root cause is|owner is|the requirement is|cutting|descop)",
     re.IGNORECASE,
 )
 # An assistant stating the team's new standing practice: "We'll send invoice emails through
@@ -136,13 +136,17 @@ _SWITCHED = re.compile(
 )
 
 
+def _decided_before(what: re.Match[str] | None, emit: Emitter) -> Seen | None:
+    """The decision taken earlier in the session on what the match's first group names."""
+    if what is None:
+        return None
+    return emit.state.similar(NodeType.DECISION, labels.topic_words(what.group(1)), 0.5)
+
+
 def carries_out(stripped: str, emit: Emitter) -> bool:
     """ "Switched to the non-root user" after "we run as non-root from now on": the switch carries
     out a decision already taken; it is the work done, not another choice."""
-    m = _SWITCHED.match(stripped)
-    if m is None:
-        return False
-    return emit.state.similar(NodeType.DECISION, labels.topic_words(m.group(1)), 0.5) is not None
+    return _decided_before(_SWITCHED.match(stripped), emit) is not None
 
 
 # A setting's figure changed: "raised the upload cap to 25 MB", "cut the TTL to 60 seconds".
@@ -153,17 +157,11 @@ _FIGURE_CHANGED = re.compile(
 )
 
 
-_FIGURE = re.compile(r"\d")
-
-
 def revises_a_figure(stripped: str, emit: Emitter) -> bool:
     """ "Raised the upload cap to 25 MB" after "let's cap uploads at 10 MB": the work done moves a
     decided figure, so it states the new choice."""
-    m = _FIGURE_CHANGED.match(stripped)
-    if m is None:
-        return False
-    decided = emit.state.similar(NodeType.DECISION, labels.topic_words(m.group(1)), 0.5)
-    return decided is not None and _FIGURE.search(decided.label) is not None
+    decided = _decided_before(_FIGURE_CHANGED.match(stripped), emit)
+    return decided is not None and any(ch.isdigit() for ch in decided.label)
 
 
 def accepts(text: str, decided_before: bool) -> bool:

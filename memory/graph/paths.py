@@ -181,6 +181,7 @@ _SPACED_PATH = re.compile(
     r"(?:~|/(?:Users|Volumes|home|mnt|media))/(?:[\w.@+-]+(?: [A-Z0-9(][\w.()@+-]*)*/)+"
     r"[\w.@+-]*[\w@+-])"
 )
+_SPACED_PATH_STARTS = ("\\", "~/", "/Users/", "/Volumes/", "/home/", "/mnt/", "/media/")
 # A file name with spaces in quotes: "Q3 Forecast.xlsx", 'Onboarding Checklist.docx'. Its words
 # are capitalised or hold a digit; "use the new config.yaml" in quotes is a sentence.
 _NAME_WORD = re.compile(r"[A-Z0-9(]|\S*\d")
@@ -190,7 +191,7 @@ _QUOTED_NAME = re.compile(r"[\"'`“‘]([\w(][\w .,()&+-]{0,80}?\.\w{1,10})[\"'
 def _spaced_names(text: str) -> list[tuple[int, int, str]]:
     """(start, end, name) of paths and quoted file names that hold spaces."""
     out = []
-    if "\\" in text or "/" in text:
+    if holds_any(text, _SPACED_PATH_STARTS):
         for m in _SPACED_PATH.finditer(text):
             if " " in m.group(0):
                 out.append((m.start(), m.end(), clean_path(m.group(0))))

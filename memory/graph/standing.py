@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -173,22 +174,19 @@ def _swapped_later(live: list[tuple[str, Observation]]) -> set[str]:
     rates in Memcached" after "... in Redis"). Only pairs from different sessions sharing two
     topic words can be one slot with two values, so only those are compared."""
     statements = {key: contradictions.Statement(o.label, o.label, 0) for key, o in live}
-    by_word: dict[str, list[tuple[str, Observation]]] = {}
-    for key, o in live:
+    by_word: dict[str, list[str]] = {}
+    for key, _ in live:
         for word in statements[key].topic:
-            by_word.setdefault(word, []).append((key, o))
+            by_word.setdefault(word, []).append(key)
+    observed = dict(live)
     gone: set[str] = set()
     for key, new in live:
-        shared: dict[str, int] = {}
-        for word in statements[key].topic:
-            for old_key, _ in by_word[word]:
-                shared[old_key] = shared.get(old_key, 0) + 1
-        for old_key, old in live:
-            if shared.get(old_key, 0) < 2 or old.session == new.session:
+        shared = Counter(other for word in statements[key].topic for other in by_word[word])
+        for old_key, count in shared.items():
+            old = observed[old_key]
+            if count < 2 or old.session == new.session or not _said(old) < _said(new):
                 continue  # a session's own graph has linked its own decisions already
-            if _said(old) < _said(new) and contradictions.takes_the_place_of(
-                statements[key], statements[old_key]
-            ):
+            if contradictions.takes_the_place_of(statements[key], statements[old_key]):
                 gone.add(old_key)
     return gone
 

@@ -4,10 +4,11 @@ from memory.graph.standing import Observation, facts, render
 from memory.graph.types import NodeType, Status
 
 
-def decision(label: str, session: int, moment: float) -> Observation:
+def decision(label: str, session: int, moment: float, quote: str = "") -> Observation:
     return Observation(
-        NodeType.DECISION, label, Status.COMPLETED, 1.0, moment, session=session, node=session
-    )
+        NodeType.DECISION, label, Status.COMPLETED, 1.0, moment, session=session, node=session,
+        quote=quote,
+    )  # fmt: skip
 
 
 def in_force(observations) -> list[str]:
@@ -64,9 +65,8 @@ def test_a_later_session_swapping_the_value_of_one_slot_retires_the_earlier_deci
 
 def test_a_replacement_named_in_the_decisions_sentence_retires_the_earlier_decision():
     earlier = decision("style components with CSS modules and design tokens", 1, 100.0)
-    later = Observation(
-        NodeType.DECISION, "style components with vanilla-extract and design tokens",
-        Status.COMPLETED, 1.0, 200.0, session=2, node=2,
+    later = decision(
+        "style components with vanilla-extract and design tokens", 2, 200.0,
         quote="Switched from CSS modules to vanilla-extract: we now style components with "
         "vanilla-extract and design tokens.",
     )  # fmt: skip

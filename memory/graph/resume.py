@@ -188,6 +188,10 @@ class _Section:
     title: str
     sources: Sequence
     fmt: Callable[[object], _Item]
+    # Where the session stands (its goal, decisions and open work): past the first pass these
+    # sections take turns, a line each, so that a long list of decisions cannot starve the open
+    # tasks (nor the reverse); the other sections get more room only after them.
+    standing: bool = False
     _done: dict[int, _Item | None] = field(default_factory=dict)
 
 
@@ -290,7 +294,7 @@ def _critical(view: _View) -> list[_Section]:
 
 
 def _standard(view: _View) -> list[_Section]:
-    return [
+    standing = [
         _Section("Goal:", view.of(NodeType.GOAL), _plain),
         _Section("Project:", view.of(NodeType.PROJECT), _plain),
         _Section("In progress:", view.of(NodeType.TASK, Status.IN_PROGRESS), _plain),
@@ -302,6 +306,11 @@ def _standard(view: _View) -> list[_Section]:
         ),
         _Section("Do not re-adopt (invalidated):", view.invalidated, _invalidated(view)),
         _Section("Open tasks:", view.of(NodeType.TASK, Status.PENDING), _plain),
+    ]
+    for section in standing:
+        section.standing = True
+    return [
+        *standing,
         _Section("Environment:", view.of(NodeType.ENVIRONMENT), _with_status),
         _Section("Files:", view.of(NodeType.FILE), _with_status),
     ]
@@ -352,12 +361,23 @@ def _line(section: _Section, j: int, count: LineCounter, cap: int) -> _Item | No
 
 
 def _order(sections: Sequence[_Section]) -> list[tuple[int, int]]:
-    """The order lines are considered in: a few of every section first, then the rest."""
+    """The order lines are considered in: a few of every section first, then the rest of the
+    standing sections in turn, then the rest of the others section by section."""
     first = [
         (s, j) for s, sec in enumerate(sections) for j in range(min(FIRST_PASS, len(sec.sources)))
     ]
-    rest = [(s, j) for s, sec in enumerate(sections) for j in range(FIRST_PASS, len(sec.sources))]
-    return first + rest
+    standing = [s for s, sec in enumerate(sections) if sec.standing]
+    longest = max((len(sections[s].sources) for s in standing), default=0)
+    turns = [
+        (s, j) for j in range(FIRST_PASS, longest) for s in standing if j < len(sections[s].sources)
+    ]
+    rest = [
+        (s, j)
+        for s, sec in enumerate(sections)
+        if s not in standing
+        for j in range(FIRST_PASS, len(sec.sources))
+    ]
+    return first + turns + rest
 
 
 def _select(sections: list[_Section], budget: int, count: LineCounter, cap: int) -> list[tuple]:

@@ -164,6 +164,21 @@ def test_standard_tier_shows_only_the_most_recently_completed_tasks():
     assert all(f"finished step {i}" in render(g, "full").text for i in range(10))
 
 
+def test_many_decisions_do_not_crowd_the_open_tasks_out_of_a_full_tier():
+    decisions = [
+        node(D, f"use tool {i} for stage {i}", at=i, reason="the previous tool kept timing out")
+        for i in range(30)
+    ]
+    open_tasks = [node(T, f"migrate report {i}", Status.PENDING, at=100 + i) for i in range(20)]
+    for tier in ("standard", "full"):
+        text = render(graph_of(*decisions, *open_tasks), tier).text
+        shown_decisions = sum(f"use tool {i} " in text for i in range(30))
+        shown_tasks = sum(f"migrate report {i}\n" in text + "\n" for i in range(20))
+        # Past the first three of each, the two sections take turns until the budget runs out.
+        assert shown_decisions > 3
+        assert shown_tasks >= min(len(open_tasks), shown_decisions), (tier, text)
+
+
 def test_full_tier_holds_the_whole_live_graph(session_graph):
     text = render(session_graph, "full").text
     assert "- UnicodeDecodeError on cp1252 files (open)" in text

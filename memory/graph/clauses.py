@@ -172,6 +172,17 @@ _PRONOUN_START = re.compile(
 )
 
 
+_REASON_OPENINGS = ("since ", "because ", "as ", "given that ", "seeing as ")
+_REASON_START = re.compile(r"\s(?:because|since)\s|,\s(?:as|given that|seeing as)\s")
+
+
+def _main_part(low: str) -> int:
+    """Where the clause's own statement ends: "picked the van because the other still has to pass
+    inspection" states a choice; what still has to happen is only its reason."""
+    m = _REASON_START.search(low) if ("because" in low or "since" in low or " as " in low) else None
+    return m.start() if m else len(low)
+
+
 def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     """Emit the fact one clause states; returns its kind ("decision", "error", ...) or ""."""
     clause = clause.rstrip(" :")
@@ -179,6 +190,8 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if role == "user" and _CONFIRMED_FIX.match(labels.strip_filler(clause)):
         emit.resolve_latest(sentence, cue="confirmed_fix")
         return "completed"
+    if emit.after_decision and low.startswith(_REASON_OPENINGS):
+        return ""  # "going with X, since Y is not there yet": Y is why, not work left to do
     stripped = labels.strip_leading(clause)
     # The question test reads the clause with its subject: "let's do X" is no question, "do X?" is.
     asked = phrases.INTERROGATIVE.match(labels.strip_filler(clause))
@@ -205,7 +218,7 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         return ""
     if _reported(low):
         return _problem(clause, sentence, role, emit)  # what others say is no task of ours
-    if phrases.DEFERRAL.search(low) and not _DONE_TODAY.search(low):
+    if phrases.DEFERRAL.search(low[: _main_part(low)]) and not _DONE_TODAY.search(low):
         if _BLOCKED.search(low):  # a blocker is work waiting and a problem standing in its way
             _problem(clause, sentence, role, emit)
         return _pending(stripped, clause, sentence, emit)

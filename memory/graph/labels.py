@@ -44,7 +44,8 @@ _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w])_([^_\s][^_]*?)_(?![\w])")
 _TRAILING_PUNCT = re.compile(r"[\s,;:.!?\-—–][\s,;:.!?\-—–]*$")
 _TAG_WORDS = (
     "anyway", "then", "though", "too", "as well", "in the end", "tbh", "lol", "haha", "now though",
-    "after all", "for sure", "i guess", "i think", "right away", "either",
+    "after all", "for sure", "i guess", "i think", "right away", "either", "as agreed",
+    "as discussed", "as planned", "from now on", "going forward", "moving forward", "for good",
 )  # fmt: skip
 _TRAILING_WORD = Folded(r"\s\s*(?:" + "|".join(_TAG_WORDS) + ")$")
 

@@ -1511,7 +1511,7 @@ def test_a_switch_carrying_out_an_earlier_decision_is_work_done() -> None:
     ]
     found = {c.label: c.type for c in extract(turns)}
     assert found == {
-        "run as non-root from now on": NodeType.DECISION,
+        "run as non-root": NodeType.DECISION,
         "Switched to the non-root user": NodeType.TASK,
     }
 
@@ -1829,3 +1829,35 @@ def test_a_reason_ends_where_the_next_clause_begins() -> None:
     assert reasons and all(
         r == "Celery's workers kept leaking memory on the small pods" for r in reasons
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We're going with our own flags table, since the vendor needs a contract we don't have yet.",
+        "Picked the cheaper van because the bigger one still has to pass inspection.",
+        "Going with Hetzner since the AWS credits still have to be approved.",
+    ],
+)
+def test_the_reason_after_a_decision_is_no_open_task(text: str) -> None:
+    candidates = _one(text)
+    assert [c.type for c in candidates] == [NodeType.DECISION]
+    assert candidates[0].reason
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        (
+            "Decision: serialize responses with orjson, as agreed.",
+            "serialize responses with orjson",
+        ),
+        (
+            "We'll run the integration tests in containers from now on.",
+            "run the integration tests in containers",
+        ),
+        ("Decided: drop the nightly export for good.", "drop the nightly export"),
+    ],
+)
+def test_a_decision_label_leaves_out_the_tag_it_was_said_with(text: str, label: str) -> None:
+    assert _labels(text, NodeType.DECISION, role="assistant") == [label]

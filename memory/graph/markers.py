@@ -29,6 +29,13 @@ _LIST_SPLIT = re.compile(
 )
 _PARALLEL_FOR = re.compile(r"^\S.*\s(?:for|in|as|on)\s\S")
 _ROUTE_ASIDE = re.compile(r"\s*\([^)]*\)[\s.;,]*$")  # "POST /login (returns JWT)": the route
+# "Final answer on the venue: the hall", "Verdict on hosting: Hetzner": the pick for a topic.
+_VERDICT = re.compile(
+    r"^\s*(?:the |my |our )?(?:final (?:answer|call|word|decision)|verdict|ruling|decision|"
+    r"(?:final )?pick|call)s? (?:on|for|about|re) ([^:]{2,40}):\s+(\S.*)$",
+    re.IGNORECASE,
+)
+_UNDECIDED = re.compile(r"(?:still|pending|tbd|undecided|not yet|waiting|open|unclear)\b", re.I)
 _TASK_STATUS = {
     "completed": Status.COMPLETED,
     "pending": Status.PENDING,
@@ -41,6 +48,10 @@ def marker_of(text: str) -> tuple[str, str] | None:
     if text.find(":", 0, 40) < 0:
         m = _DASH_MARKER.match(text) if "-" in text or "—" in text or "–" in text else None
         return (kind_of(m.group(1)), m.group(2)) if m else None
+    verdict = _VERDICT.match(text)
+    if verdict:  # unless the pick is still open: "Decision on the roof: still waiting on quotes"
+        pick = verdict.group(2)
+        return None if _UNDECIDED.match(pick) else ("decision", f"{verdict.group(1)}: {pick}")
     m = _MARKER.match(text)
     if m and m.group(1).lower() == "so":
         # "So: run services on EKS": the conclusion drawn, unless it is asked ("So: now what?").

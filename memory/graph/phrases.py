@@ -303,6 +303,9 @@ LEADING_FILLER = (
     "kinda",
     "sort of",
     "different problem now though",
+    "that settles it",
+    "i'd say",
+    "i would say",
 )
 
 # Interjections that are filler only when punctuated ("Agreed, ..." but "agreed that X").
@@ -526,7 +529,14 @@ DECISION = _lexicon(
     r"choice|winner|way to go)\b",
     r"\b(?:is|are) (?:only )?the \w+ cache\b",
     r"\bfrom now on\b",
-    r"\bgoing forward\b",
+    r"\b(?:going|moving) forward\b(?! (?:on|with)\b)",
+    # "That settles it, the contract renews for a year", "that's where we land".
+    r"^(?:(?:ok|okay|so|well|right),? )?(?:that|this) (?:settles|decides) it\b",
+    r"\b(?:that's|that is|this is) where (?:we|i) (?:land|landed|ended up)\b",
+    r"^(?:the )?(?:best|safest|simplest|cheapest|only sane) (?:option|choice|bet|move|call) "
+    r"(?:is|was|here is) (?!unclear|not|still|probably|hard|open|unknown|tbd)",
+    r"^(?:i'd|i would) say (?:let's|we (?!are\b|were\b|have\b|had\b|can\b|could\b|might\b|may\b|"
+    r"need\b|wait\b|still\b|don't\b|do\b))",
     r"\bnot doing\b",
     r"\bwon't (?:use|do|support|build)\b",
     r"\bgoes (?:to|into|first|last)\b",

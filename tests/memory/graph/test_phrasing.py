@@ -116,6 +116,11 @@ def test_a_pause_is_not_an_error(text: str) -> None:
         "The consensus was to drop the legacy endpoint.",
         "Our choice is Kafka, mostly for the replay.",
         "I've made up my mind: the launch moves to March.",
+        "That settles it, the lease renews for one year.",
+        "I'm leaning toward the blue van and I think that's where we land.",
+        "Best option is the annual plan.",
+        "I'd say we cap the import at 500 rows.",
+        "Moving forward every release gets a changelog entry.",
     ],
 )
 def test_indirect_choice_is_a_decision(text: str) -> None:
@@ -135,6 +140,10 @@ def test_indirect_choice_is_a_decision(text: str) -> None:
         "She is the one who set up the VPN.",
         "The decision was hard, honestly.",
         "Our choice is between Kafka and NATS.",
+        "I'd say we're about halfway through the import.",
+        "Moving forward on the migration is blocked by the audit.",
+        "The best option is unclear to me.",
+        "Decision on the roof: still waiting on quotes.",
     ],
 )
 def test_near_misses_are_not_decisions(text: str) -> None:
@@ -1843,6 +1852,13 @@ def test_the_reason_after_a_decision_is_no_open_task(text: str) -> None:
     candidates = _one(text)
     assert [c.type for c in candidates] == [NodeType.DECISION]
     assert candidates[0].reason
+
+
+def test_a_verdict_on_a_topic_keeps_the_topic_with_the_pick() -> None:
+    assert _labels("Final answer on the venue: the community hall.", NodeType.DECISION) == [
+        "the venue: the community hall"
+    ]
+    assert _labels("Verdict on hosting: Hetzner.", NodeType.DECISION) == ["hosting: Hetzner"]
 
 
 @pytest.mark.parametrize(

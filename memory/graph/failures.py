@@ -379,12 +379,14 @@ _UNAMBIGUOUS = Guarded(
         r"\b(?:backs|backed|backing) up every\b|"
         r"\b(?:crash(?:es|ed)|hangs|blows up|blew up|fell over|falls over|is timing out|times out|"
         r"slipped|slips|slipping|dropped (?:by|from) \d|(?:isn't|aren't|is not|are not|stopped) working|"
-        r"oom[- ]?kill)",
+        r"oom[- ]?kill)|"
+        r"\b(?:came|comes?) back (?:with|as) (?:the |a )?wrong\b|"
+        r"\b(?:nobody|no one|no-one) can (?:log in|sign in|access|open|reach|connect|pay|check out)\b",
     ),
     # A word of each branch, in order (lower-case, like the text the pattern reads).
     (
         "keep|return|crash|hangs|blows up|blew up|fell over|falls over|timing out|times out|slip|"
-        "dropped|working|oom|backs up|backed up|backing up"
+        "dropped|working|oom|backs up|backed up|backing up|back|can"
     ).split("|"),
 )
 

@@ -1036,7 +1036,8 @@ ERROR = _lexicon(
     r"doesn't work\b",
     r"(?:isn't|aren't|is not|are not|not) working\b",
     r"stopped working\b",
-    r"keeps? (?:returning|failing|crashing|timing out|reporting|throwing|dropping|hanging)\b",
+    r"keeps? (?:returning|failing|crashing|timing out|reporting|throwing|dropping|hanging|declining|"
+    r"rejecting|refusing|bouncing|skipping|duplicating|losing|overwriting|resetting)\b",
     r"(?:keeps?|kept) (?:restarting|rebooting|disconnecting|freezing|erroring|stalling)\b",
     r"kept (?:returning|failing|crashing|timing out|throwing|dropping|hanging)\b",
     r"returns? (?:a )?[45]\d\d\b" + BY_DESIGN_STATUS,
@@ -1099,7 +1100,10 @@ ERROR = _lexicon(
     r"(?:doesn't|does not|didn't|won't) (?!need|want|matter|bother|have to|care|mind|seem to "
     r"matter|hurt|help much|change)(?:\w+ )?(?:escape|handle|load|save|update|render|return|show|"
     r"respect|close|release|retry|validate|match|support|connect|start|stop|compile|build|parse|"
-    r"detect|find|open|sync|refresh|redirect|work|fire|trigger|persist|apply)\b",
+    r"detect|find|open|sync|refresh|redirect|work|fire|trigger|persist|apply|wake|boot|turn on|"
+    r"power on|print|charge|log in|sign in|unlock|upload|install|import|add up|reconcile)\b",
+    # Figures that disagree: "row counts don't match", "the totals do not add up".
+    r"(?:don't|do not) (?:\w+ )?(?:match|add up|line up|reconcile|balance|tie out)\b",
     r"(?:over|under)fit\w*",
     r"diverg(?:es|ed|ing)\b",
     r"reinstat\w*",
@@ -1135,7 +1139,22 @@ ERROR = _lexicon(
     r"(?:charged|billed|sent|delivered|posted|shipped|routed|booked|filed) (?:\w+ )?(?:on|in|at|to|"
     r"into|with|from|for|under) (?:the |a )?wrong\b",
     r"stopped (?:responding|syncing|sending|loading|updating|firing|running|saving|printing|"
-    r"charging|connecting|receiving|showing|logging)\b",
+    r"charging|connecting|receiving|showing|logging|importing|exporting|uploading|processing|"
+    r"posting|renewing|tracking|recording|publishing|indexing)\b",
+    # Money or goods short: "the supplier shorted us", "overcharged every customer".
+    r"(?:shorted|short-?changed|short-?shipped) (?:us|me|them|the)\b",
+    r"(?:over|under|double)charg(?:es|ed|ing)\b",
+    r"duplicat(?:es|ed|ing) (?:every|all|each|some|the|our) (?:\w+ )?(?:rows?|records?|entries|"
+    r"events|orders|transactions|invoices|lines|payments|emails|messages)\b",
+    r"(?:is|are|was|were|got|gets?|keeps? getting) (?:\w+ )?(?:rejected|declined|bounced)\b",
+    r"(?:came|comes?|coming) back (?:with|as|on) (?:the |a )?wrong\b",
+    r"inflat(?:es|ed|ing) (?:the |our |all )?(?:\w+ )?(?:totals?|numbers|counts|revenue|metrics|"
+    r"figures|sums)\b",
+    # Output that is no value: "reads the barcodes as gibberish", "renders the name as 'undefined'".
+    r"\bas ['\"]?(?:undefined|null|nan|gibberish|garbage|nonsense|question marks)\b",
+    r"\b(?:nobody|no one|no-one) can (?:log in|sign in|access|open|reach|connect|pay|check out)\b",
+    r"\bflagged (?:a|an|the|another) (?:\w+ )?(?:conflict|issue|problem|error|discrepancy|"
+    r"mismatch|bug|inconsistency)\b",
     r"(?:don't|do not) (?:\w+ )?(?:load|render|connect|fire|arrive|open)\b",
     r"leav(?:es|ing) (?:\w+ ){0,3}behind\b",
     r"(?:goes|went|going|gone) negative\b",
@@ -1148,7 +1167,7 @@ ERROR = _lexicon(
     r"wi-?fi|email|portal|checkout|login|vpn|dns|backend|frontend|shop) (?:\w+ )?(?:(?:went|goes) "
     r"down\b(?! (?:to|by|from|the|a)\b)|(?:is|was|were|are) down\b(?= (?:again|for|since|now|"
     r"today|this|last|all)\b|\s*[.,;!]|\s*$))",
-    r"(?:arrives?|arrived|go out|goes out|went out|runs?|ran|fires?|fired|shows? up|showed up) "
+    r"(?:arrives?|arrived|arriving|go out|goes out|went out|runs?|ran|fires?|fired|shows? up|showed up) "
     r"(?:\w+ ){0,2}late\b",
     r"(?:is|are|was|were) (?:\w+ )?out of date\b",
     r"overwr(?:it\w*|ote) (?:\w+ )?(?:changes|data|rows|writes|updates|edits|work|files?)\b",

@@ -1877,3 +1877,44 @@ def test_a_verdict_on_a_topic_keeps_the_topic_with_the_pick() -> None:
 )
 def test_a_decision_label_leaves_out_the_tag_it_was_said_with(text: str, label: str) -> None:
     assert _labels(text, NodeType.DECISION, role="assistant") == [label]
+
+
+# ----- problems told in everyday words, outside software too ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The card reader keeps declining contactless payments.",
+        "Our supplier shorted us two sacks of flour this week.",
+        "The nightly load duplicated every row from Tuesday.",
+        "Row counts between staging and the warehouse don't match.",
+        "The signed PDF came back with the wrong effective date.",
+        "The invoice was rejected by their AP system for a missing PO number.",
+        "My laptop won't wake from sleep since the update.",
+        "Nobody can log in since the password reset went out.",
+        "The join inflates the order totals.",
+        "The scanner reads the barcodes as gibberish.",
+        "Our bank feed stopped importing transactions last Friday.",
+        "Deliveries to the north side keep arriving an hour late.",
+        "The counterparty flagged a conflict between clause 4 and clause 9.",
+        "Customers were overcharged on the annual plan.",
+    ],
+)
+def test_an_everyday_problem_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We duplicated the repo for the workshop.",
+        "The dashboard now shows the totals as a stacked bar.",
+        "Nobody can say for sure when the vendor ships.",
+        "Anyone can log in with their SSO account.",
+        "The totals add up now that the refunds are excluded.",
+        "We bounced ideas around for the logo.",
+    ],
+)
+def test_everyday_near_misses_are_no_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == [], text

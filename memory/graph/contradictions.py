@@ -26,6 +26,9 @@ _SWITCH = Folded(
     r"|(?:pushed|postponed|bumped|shifted)\s+(?:back\s+)?to|brought\s+forward"
     r"|fell\s+through|didn'?t\s+work\s+out|is\s+a\s+no-?go|off\s+the\s+table|stopp(?:ed|ing)"
     r"|(?<=\w\s)(?<!for\s)(?<!right\s)(?<!just\s)now(?=[.!]*$)"
+    # "receipts now go out through Postmark": the present of a new arrangement.
+    r"|(?<=\w\s)now(?=\s+(?:go|goes|run|runs|live|lives|use|uses|sit|sits|come|comes|ship|"
+    r"ships|send|sends|pay|pays|host|hosts|bill|bills|point|points|land|lands)\b)"
     r"|(?<=\w\s)then(?=[.!]*$)"  # "fine, Postgres then.": a conclusion drawn from what came before
     r"|no\s+wait|(?:^|[,.;:]\s*)actually\b|let'?s\s+not|not\s+going\s+(?:to|with)"
     r"|forget\s+(?:the\s+)?\w+|scrap(?:ped|ping|s)?|(?<!from\s)scratch|mov(?:e|ed|es|ing)\s+off"

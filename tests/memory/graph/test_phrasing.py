@@ -1918,3 +1918,23 @@ def test_an_everyday_problem_is_an_error(text: str) -> None:
 )
 def test_everyday_near_misses_are_no_errors(text: str) -> None:
     assert _labels(text, NodeType.ERROR) == [], text
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "old"),
+    [
+        (
+            "We picked SendGrid for the receipts.",
+            "Decided: receipts now go out through Postmark.",
+            "SendGrid",
+        ),
+        (
+            "We host the docs on Netlify.",
+            "So the docs now live on Cloudflare Pages, it's free.",
+            "Netlify",
+        ),
+    ],
+)
+def test_a_decision_told_as_what_now_happens_replaces_the_earlier(first, second, old) -> None:
+    gone = _superseded("Notes for the week.", first, second)
+    assert any(old in label for label in gone), gone

@@ -77,6 +77,12 @@ _REVISED_FIGURE = Folded(
 _FIGURE = re.compile(r"(\$?)(\d[\d.,]*)\s*(k\b)?\s*([a-z%]*)")
 # The narrower kind: where things started, which a switch with nothing else to revise moves on from.
 _STARTING_POINT = Folded(rf"\b(?:{_STARTED})\b")
+# A change of mind about the choice just made; it names no topic, so it revises the latest one.
+_CHANGE_OF_MIND = Folded(
+    r"\b(?:on second thought|changed (?:my|our|their|his|her) minds?|scratch that|no wait|"
+    r"never ?mind)\b"
+)
+_JUST_NOW = 4  # messages back a change of mind can reach: the exchange before it
 # People whose switching is behaviour to measure, not a choice the session made.
 _THIRD_PARTY = frozenset(
     "users user customers customer subscribers subscriber people clients client visitors members "
@@ -225,6 +231,12 @@ def judge(
                 (n, s) for n, s in pool if _PROVISIONAL.search(s.label) and s.topic & new.topic
             ]
             node, old = _best(new, provisional or linked)
+            return [_supersede(node, old, new, candidate)]
+        # "On second thought, Paddle it is" right after "going with Stripe": a change of mind
+        # revises the choice just made, whatever its words.
+        just_made = [(n, s) for n, s in pool if 0 < new.position - s.position <= _JUST_NOW]
+        if just_made and _CHANGE_OF_MIND.search(new.own_sentence):
+            node, old = max(just_made, key=lambda p: p[1].position)
             return [_supersede(node, old, new, candidate)]
         # "I started with X" ... "ended up going with Y": a switch moves on from the starting point.
         # Only a cue in the decision itself: one elsewhere in its sentence may be another clause's.

@@ -1938,3 +1938,23 @@ def test_everyday_near_misses_are_no_errors(text: str) -> None:
 def test_a_decision_told_as_what_now_happens_replaces_the_earlier(first, second, old) -> None:
     gone = _superseded("Notes for the week.", first, second)
     assert any(old in label for label in gone), gone
+
+
+def test_a_change_of_mind_revises_the_choice_just_made() -> None:
+    gone = _superseded(
+        "Notes for the week.",
+        "Going with Stripe for payments.",
+        "On second thought, Paddle handles VAT for us, so Paddle it is.",
+    )
+    assert gone == ["Going with Stripe for payments"]
+
+
+def test_a_change_of_mind_long_after_a_choice_leaves_it_alone() -> None:
+    gone = _superseded(
+        "Notes for the week.",
+        "Going with Stripe for payments.",
+        "The invoices need a logo.",
+        "The footer needs the address.",
+        "On second thought, the banner goes in blue, so blue it is.",
+    )
+    assert gone == []

@@ -107,7 +107,9 @@ _WORK_VERBS = frozenset(
 # "will flip it to enforcing on Monday" plans work; "will it hold up" asks.
 _WILL_PLAN = re.compile(
     r"^will (?!(?:it|this|that|these|those|the|a|an|we|i|you|they|he|she|there|anyone|someone|"
-    r"everyone|my|our|your|be|that|do)\b)[a-z]+ (?:it|them|this|that|the|a|an|my|our|\w+)\b",
+    r"everyone|my|our|your|be|that|do)\b)[a-z]+ (?:it|them|this|that|the|a|an|my|our|\w+)\b|"
+    # "Have to redo the cost model": an obligation with its subject dropped, not "Have you ...".
+    r"^(?:have|need) to (?!be\b)[a-z]+",
     re.IGNORECASE,
 )
 # "did the swap in src/cli.rs" reports work; "did the deploy go out" asks about it.

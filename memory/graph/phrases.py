@@ -737,6 +737,10 @@ DONE_VERBS = frozenset(
     unpinned updated upgraded uploaded validated wired wrapped wrote
     written done begun made rewritten gotten taken
     emailed called rang
+    paid reconciled countersigned ordered baked cooked printed invoiced delivered hired
+    interviewed scheduled rescheduled drafted proofread labelled labeled packed posted returned
+    refunded approved renewed organized organised tidied contacted replied answered mailed bought
+    purchased repaired painted assembled filed finalized finalised transferred restocked refilled
     """.split()
 )
 
@@ -806,6 +810,9 @@ DONE_STATE = _lexicon(
     r"\ball green\b",
     r"took care of\b",
     r"got (?:\w+ ){0,4}(?:working|running|going|fixed|done|passing|green|sorted)\b",
+    # The passive with "got": "the PR got merged", "the lease got signed".
+    r"\bgot (?:finally )?(?:merged|deployed|shipped|released|signed|approved|published|delivered|"
+    r"paid|booked|filed|submitted|installed|finished)\b(?! twice\b| again\b| by mistake\b)",
     r"(?:is|are) (?:now )?in (?:our |the |my )?\S+ now\b",
     r"shows? (?:\w+ )?now",
     r"sticks? around",
@@ -959,6 +966,13 @@ PENDING = _lexicon(
     # "the allergen matrix needs updating": work to do, in the gerund.
     r"\bneeds? (?!nothing\b|something\b|anything\b|everything\b)[a-z]{3,}ing\b",
     r"\b(?:someone|somebody|one of us) (?:has|needs|will have|'ll have) to\b",
+    r"\b(?:someone|somebody|one of us) (?:should|must|ought to)\b",
+    # The subject dropped, as notes are written: "Need to order more boxes", "Have to redo X".
+    r"^(?:still )?(?:need|have|got) to (?!be\b|say\b|admit\b|agree\b|wonder\b)[a-z]+",
+    r"^remember to\b",
+    # Not done yet, in the passive: "the allergen labels haven't been updated for the new recipe".
+    r"\b(?:haven't|hasn't|have not|has not) (?:yet )?been (?:[a-z]+ed|done|written|redone|rewritten|"
+    r"set up)\b",
     # "the old endpoints need to be removed", "the contract has to be signed": work, in the passive.
     r"\b(?:needs?|has|have) to be (?!able\b|careful\b|aware\b|sure\b|used\b|based\b)[a-z]+(?:ed|en)\b",
     r"\bneeds to (?!be\b|handle|support|work|run|"

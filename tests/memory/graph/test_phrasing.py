@@ -1958,3 +1958,55 @@ def test_a_change_of_mind_long_after_a_choice_leaves_it_alone() -> None:
         "On second thought, the banner goes in blue, so blue it is.",
     )
     assert gone == []
+
+
+# ----- work done and work left, as notes outside software are written --------------------------
+
+
+def _tasks(text: str, *statuses: str) -> list[str]:
+    return [c.label for c in _one(text) if c.type == NodeType.TASK and c.status.value in statuses]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reconciled March against the bank statement, all good.",
+        "Paid the deposit for the hall.",
+        "Countersigned the NDA and sent it back.",
+        "The PR with the retry fix got merged.",
+        "Restocked the freezer before the weekend.",
+    ],
+)
+def test_everyday_work_reported_done_is_completed(text: str) -> None:
+    assert _tasks(text, "completed"), text
+
+
+def test_paid_twice_is_a_problem_not_work_done() -> None:
+    text = "One vendor got paid twice for the same invoice."
+    assert _tasks(text, "completed") == [] and _labels(text, NodeType.ERROR)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Somebody should chase the supplier about the missing flour.",
+        "Need to order more boxes before the weekend.",
+        "Have to redo the cost model once the quotes come in.",
+        "Remember to renew the domain in March.",
+        "The allergen labels haven't been updated for the new recipe.",
+    ],
+)
+def test_everyday_work_left_is_pending(text: str) -> None:
+    assert _tasks(text, "pending", "in_progress"), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Have you seen the new menu?",
+        "Need to be careful with the oven settings though.",
+        "Somebody should have told us earlier, honestly.",
+    ],
+)
+def test_everyday_near_misses_are_not_pending(text: str) -> None:
+    assert _tasks(text, "pending", "in_progress") == [], text

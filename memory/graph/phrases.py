@@ -1165,7 +1165,8 @@ ERROR = _lexicon(
     r"inflat(?:es|ed|ing) (?:the |our |all )?(?:\w+ )?(?:totals?|numbers|counts|revenue|metrics|"
     r"figures|sums)\b",
     # Output that is no value: "reads the barcodes as gibberish", "renders the name as 'undefined'".
-    r"\bas ['\"]?(?:undefined|null|nan|gibberish|garbage|nonsense|question marks)\b",
+    r"\b(?:reads?|renders?|shows?|displays?|prints?|appears?|comes? out|came out) (?:\S+ ){0,4}?as "
+    r"['\"]?(?:undefined|null|nan|gibberish|garbage|nonsense|question marks)\b",
     r"\b(?:nobody|no one|no-one) can (?:log in|sign in|access|open|reach|connect|pay|check out)\b",
     r"\bflagged (?:a|an|the|another) (?:\w+ )?(?:conflict|issue|problem|error|discrepancy|"
     r"mismatch|bug|inconsistency)\b",

@@ -15,6 +15,8 @@ MAX_ERROR_WORDS = 20
 _LOG_PREFIX = re.compile(
     r"^(?:#\d+\s+(?:\d+\.\d+\s+)?|[\d/:\-.TZ+,]{6,}\s+|\[[^\]]{0,40}\]\s+|\$\s+|>\s+|e:\s+|\[!\]\s+|"
     r"\d+#\d+:\s+(?:\*\d+\s+)?|"  # nginx: "31#31: *5 connect() failed"
+    # pytest's failure lines: "E       KeyError: 'currency'", "E   assert 3 == 4".
+    r"E\s+(?=(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning)\b|assert\b)|"
     r"(?:INFO|WARN|WARNING|DEBUG|TRACE)\b\s*)+"
 )
 _NOISE_TAIL = re.compile(r"\s*(?:<[^>]*>|\(TID[^)]*\)|at 0x[0-9a-f]+.*)$")

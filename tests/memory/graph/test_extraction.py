@@ -688,6 +688,11 @@ def test_report_then_fix_keeps_both_names_and_resolves_the_report() -> None:
             'host via ssh", "unreachable": true}',
             "Failed to connect to the host via ssh",
         ),
+        (
+            ">       assert price(order) == 1000\nE       KeyError: 'currency'\n\n"
+            "tests/test_pricing.py:14: KeyError",
+            "KeyError: 'currency'",
+        ),
     ],
 )
 def test_failures_in_tool_output_of_every_kind_are_errors(output: str, label: str) -> None:

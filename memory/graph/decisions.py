@@ -62,6 +62,14 @@ _MEASUREMENT = Twin(
         r"\d\S* (?:\S+ ){0,3}?instead of (?:the )?[£$€]?\d"
     )
 )
+# A choice said not to be made yet: "we haven't decided if raw keeps event_date", "no idea yet
+# whether we keep the check", "we need to pick state management this week".
+_NOT_DECIDED = re.compile(
+    r"\b(?:haven't|have not|havent|hasn't|has not|not yet|didn't|did not|yet to) (?:\w+ )?decided?\b|"
+    r"\bundecided\b|\bno idea (?:yet )?(?:whether|if|which)\b|"
+    r"\b(?:need|needs|have|has|got) to (?:pick|choose|decide)\b|\b(?:don't|do not) (?:pick|choose|decide)\b|"
+    r"\bstill (?:deciding|choosing|torn)\b"
+)
 # How an assistant narrates a choice as made rather than proposed.
 _ASSISTANT_DECIDES = re.compile(
     r"(?:switching|switched (?:over |back )?to\b|moved (?:over |back )?to\b|moving|going with|"
@@ -123,7 +131,7 @@ def choice_cue(clause: str, stripped: str, low: str, role: str, opening: bool = 
         chooses = chooses or bool(
             _JUSTIFIED_CHOICE.match(stripped) or _CONCLUDING_IMPERATIVE.match(clause)
         )
-    if not chooses or _MEASUREMENT.search(low):
+    if not chooses or _MEASUREMENT.search(low) or _NOT_DECIDED.search(low):
         return ""
     return "instruction" if role == "user" and _INSTRUCTION.match(stripped) else "choice_verb"
 

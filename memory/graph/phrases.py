@@ -522,7 +522,8 @@ DECISION = _lexicon(
     r"timeout|ttl|batch size|page size|version|tier|host|schedule|cadence|stack|theme|font|"
     r"broker|queue|tolerance|limit|cap|quota|interval|retention|fee|seed|sample size) "
     r"(?:is|are|stays?|will be) (?!\w+ing\b|still\b|not\b|too\b|down\b|up\b|slow|"
-    r"fine\b|ok\b|empty\b|missing\b|wrong\b|broken\b|gone\b|done\b|in\b|on\b|at\b|"
+    r"fine\b|ok\b|empty\b|missing\b|wrong\b|broken\b|gone\b|done\b|in\b|on\b|at\b|great\b|"
+    r"good\b|bad\b|nice\b|perfect\b|awful\b|terrible\b|tight\b|full\b|busy\b|"
     r"the (?:problem|issue|bug)\b)",
     r"\bafter all\b",
     r"\b(?:is|are) (?:the|our) (?:primary|default|fallback|backup|standard|source of truth|plan|"
@@ -686,8 +687,10 @@ DECISION_CASED = Guarded(
         r" use (?<=[a-z]{2}s use )(?!of\b|case|to\b|it\b)|"
         # "Hive is the local store", "Firestore is the sync backend for signed-in users".
         r"^(?:The )?(?!(?:Problem|Issue|Question|Thing|Reason|Idea|Point|Difference|Catch|Bug|Error|"
-        r"Result|Answer|Goal|Plan|Risk|Cause|Fix|Problem)\b)[A-Z][\w.+#-]+ (?:is|are) (?:the|our) "
-        r"(?!(?:problem|issue|bug|question|culprit|cause|reason|one|same|only|first|last)\b)[a-z]"
+        r"Result|Answer|Goal|Plan|Risk|Cause|Fix|Problem|Here|There|What|Where|Which|Who)\b)"
+        r"[A-Z][\w.+#-]+ (?:is|are) (?:the|our) "
+        r"(?!(?:problem|issue|bug|question|culprit|cause|reason|one|same|only|first|last|error|"
+        r"errors|output|log|logs|trace|message|result|results|diff|link)\b)[a-z]"
     ),
     # A literal of each branch above, in order.
     ("get", "wants", "prefers", "insists on", "pushes for", "votes for", "would rather", "No ")

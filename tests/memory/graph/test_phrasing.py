@@ -144,6 +144,11 @@ def test_indirect_choice_is_a_decision(text: str) -> None:
         "Moving forward on the migration is blocked by the audit.",
         "The best option is unclear to me.",
         "Decision on the roof: still waiting on quotes.",
+        "We haven't decided if the raw zone keeps event_date at all.",
+        "No idea yet whether we keep the health check or drop it.",
+        "We need to pick state management and local storage this week.",
+        "The schedule is great.",
+        "Here is the error from DBeaver:",
     ],
 )
 def test_near_misses_are_not_decisions(text: str) -> None:

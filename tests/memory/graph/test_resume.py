@@ -355,3 +355,15 @@ def test_an_invalidation_reason_comes_from_its_transition():
         transitions=[transition("MongoDB", "", Status.INVALIDATED, "no transactions", 5)],
     )
     assert "Do not re-adopt (invalidated):\n- MongoDB (wrong: no transactions)" in render(g).text
+
+
+def test_a_version_refined_later_is_shown_once():
+    g = graph_of(
+        node(NodeType.ENVIRONMENT, "Python 3.12", at=1),
+        node(NodeType.ENVIRONMENT, "Python 3.12.3", at=5),
+        node(NodeType.ENVIRONMENT, "Node 20", at=2),
+        node(NodeType.ENVIRONMENT, "Python 3.1", at=3),  # another version, not a shorter spelling
+    )
+    text = render(g, "standard").text
+    assert "- Python 3.12.3" in text and "- Python 3.12\n" not in text + "\n"
+    assert "- Node 20" in text and "- Python 3.1\n" in text + "\n"

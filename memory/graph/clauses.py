@@ -105,7 +105,7 @@ _WORK_VERBS = frozenset(
     "approved drafted backfilled repaired ran reran rolled filed paid ordered delivered".split()
 )
 # "will flip it to enforcing on Monday" plans work; "will it hold up" asks.
-_WILL_PLAN = re.compile(
+_OWN_PLAN = re.compile(
     r"^will (?!(?:it|this|that|these|those|the|a|an|we|i|you|they|he|she|there|anyone|someone|"
     r"everyone|my|our|your|be|that|do)\b)[a-z]+ (?:it|them|this|that|the|a|an|my|our|\w+)\b|"
     # "Have to redo the cost model": an obligation with its subject dropped, not "Have you ...".
@@ -197,7 +197,7 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     stripped = labels.strip_leading(clause)
     # The question test reads the clause with its subject: "let's do X" is no question, "do X?" is.
     asked = phrases.INTERROGATIVE.match(labels.strip_filler(clause))
-    if asked and role == "user" and _WILL_PLAN.match(stripped) and "?" not in sentence:
+    if asked and role == "user" and _OWN_PLAN.match(stripped) and "?" not in sentence:
         return _pending(stripped, clause, sentence, emit)  # "will flip it on Monday": no question
     if asked and role == "user" and _DID_REPORT.match(stripped) and "?" not in sentence:
         emit.task(stripped, Status.COMPLETED, sentence, cue="done")  # "did the swap in src/cli.rs"

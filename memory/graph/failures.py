@@ -388,7 +388,8 @@ _UNAMBIGUOUS = Guarded(
     # A word of each branch, in order (lower-case, like the text the pattern reads).
     (
         "keep|return|crash|hangs|blows up|blew up|fell over|falls over|timing out|times out|slip|"
-        "dropped|working|oom|backs up|backed up|backing up|back|can"
+        "dropped|working|oom|backs up|backed up|backing up|came back|comes back|come back|"
+        "nobody can|no one can|no-one can"
     ).split("|"),
 )
 

@@ -12,6 +12,7 @@ from memory.graph.contradictions import Statement
 from memory.graph.timetravel import change_status
 from memory.graph.types import (
     EXTRACTOR,
+    LIVE_STATUSES,
     Candidate,
     Edge,
     EdgeType,
@@ -119,6 +120,8 @@ def _apply_one(run: _Pass, c: Candidate) -> list[Change]:
         changes = [Change("created", node.key)]
         if node.type == NodeType.DECISION:
             changes += _check_decision(run, node, c)
+        elif node.type == NodeType.ENVIRONMENT:
+            changes += _refine(run, node, c)
     else:
         changes = _merge(run, node, c)
     if c.fixes:
@@ -170,6 +173,26 @@ def _merge(run: _Pass, node: Node, c: Candidate) -> list[Change]:
         extra = _check_decision(run, node, c) if held else []
         return [Change("advanced", node.key, str(c.status)), *extra]
     return [Change("merged", node.key)]
+
+
+def _refine(run: _Pass, node: Node, c: Candidate) -> list[Change]:
+    """A version that refines an earlier fact ("Python 3.12.3" after "Python 3.12") replaces it:
+    one fact, stated more precisely, not two."""
+    changes = []
+    for other in run.graph.of_type(NodeType.ENVIRONMENT):
+        if other.status in LIVE_STATUSES and _refines(node.label, other.label):
+            position, at = c.evidence.position, run.valid_at(c.evidence.position)
+            change_status(other, Status.SUPERSEDED, position, at, run.now)
+            other.valid_until, other.valid_until_at = position, at
+            edge = Edge(node.key, other.key, EdgeType.SUPERSEDES, recorded_at=run.now)
+            run.graph.edges.setdefault(edge.key, edge)
+            changes.append(Change("superseded", other.key, node.label))
+    return changes
+
+
+def _refines(precise: str, rough: str) -> bool:
+    """ "Python 3.12.3" refines "Python 3.12"; "Python 3.1" is another version, refining nothing."""
+    return precise.startswith(rough) and precise[len(rough) : len(rough) + 1] in (".", "-")
 
 
 def _unarchived(node: Node, incoming: Status) -> Status:
@@ -357,6 +380,10 @@ def _match(graph: Graph, c: Candidate) -> Node | None:
     node = graph.nodes.get(c.key)
     if node is not None:
         return node
+    if c.type == NodeType.ENVIRONMENT:  # "Python 3.12" after "Python 3.12.3" said: the same fact
+        refined = next((n for n in graph.of_type(c.type) if _refines(n.label, c.label)), None)
+        if refined is not None:
+            return refined
     if c.type == NodeType.DECISION and (c.replaces or contradictions.is_switch(c.label)):
         return None  # "switch from X to Y" mentions X but is a new decision
     best, best_score = None, 0

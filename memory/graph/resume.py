@@ -311,21 +311,8 @@ def _standard(view: _View) -> list[_Section]:
         section.standing = True
     return [
         *standing,
-        _Section("Environment:", _most_precise(view.of(NodeType.ENVIRONMENT)), _with_status),
+        _Section("Environment:", view.of(NodeType.ENVIRONMENT), _with_status),
         _Section("Files:", view.of(NodeType.FILE), _with_status),
-    ]
-
-
-def _most_precise(facts: list[Node]) -> list[Node]:
-    """Without a version another fact refines: "Python 3.12" goes when "Python 3.12.3" is there."""
-    labels = [n.label for n in facts]
-    return [
-        n
-        for n in facts
-        if not any(
-            other.startswith(n.label) and other[len(n.label) : len(n.label) + 1] in (".", "-")
-            for other in labels
-        )
     ]
 
 

@@ -260,3 +260,34 @@ def test_the_lifecycle_modules_import_no_django():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def environment(label: str):
+    return candidate(NodeType.ENVIRONMENT, label, 0)
+
+
+def test_a_refined_version_replaces_the_rougher_one_in_the_graph():
+    s = Session()
+    s.say("We're on Python 3.12 and Node 20.", environment("Python 3.12"), environment("Node 20"))
+    s.say("Exactly: Python 3.12.3.", environment("Python 3.12.3"))
+    rough, precise = (
+        s.node(NodeType.ENVIRONMENT, "Python 3.12"),
+        s.node(NodeType.ENVIRONMENT, "Python 3.12.3"),
+    )
+    assert rough.status == Status.SUPERSEDED and rough.valid_until == 1
+    assert precise.status == Status.COMPLETED
+    assert (precise.key, rough.key, EdgeType.SUPERSEDES) in s.graph.edges
+    assert s.node(NodeType.ENVIRONMENT, "Node 20").status == Status.COMPLETED
+
+
+def test_the_rough_version_said_after_the_precise_one_reinforces_it():
+    s = Session()
+    s.say("Running Python 3.12.3.", environment("Python 3.12.3"))
+    s.say(
+        "Python 3.12 everywhere, and Python 3.1 on the old box.",
+        environment("Python 3.12"),
+        environment("Python 3.1"),
+    )
+    live = {n.label for n in s.graph.nodes.values() if n.status == Status.COMPLETED}
+    assert live == {"Python 3.12.3", "Python 3.1"}  # 3.1 is another version, not a rougher one
+    assert s.node(NodeType.ENVIRONMENT, "Python 3.12.3").mentions == 2

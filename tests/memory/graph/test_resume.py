@@ -3,9 +3,20 @@
 import pytest
 
 from memory.graph import tokens
+from memory.graph.pipeline import build_graph
 from memory.graph.redact import find_secrets
 from memory.graph.resume import HEADER, TIER_BUDGETS, render, render_tiers
-from memory.graph.types import Edge, EdgeType, Evidence, Graph, Node, NodeType, Status, Transition
+from memory.graph.types import (
+    Edge,
+    EdgeType,
+    Evidence,
+    Graph,
+    Node,
+    NodeType,
+    Status,
+    Transition,
+    Turn,
+)
 
 D, T = NodeType.DECISION, NodeType.TASK
 OPENAI = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z" * 2
@@ -358,12 +369,12 @@ def test_an_invalidation_reason_comes_from_its_transition():
 
 
 def test_a_version_refined_later_is_shown_once():
-    g = graph_of(
-        node(NodeType.ENVIRONMENT, "Python 3.12", at=1),
-        node(NodeType.ENVIRONMENT, "Python 3.12.3", at=5),
-        node(NodeType.ENVIRONMENT, "Node 20", at=2),
-        node(NodeType.ENVIRONMENT, "Python 3.1", at=3),  # another version, not a shorter spelling
-    )
-    text = render(g, "standard").text
-    assert "- Python 3.12.3" in text and "- Python 3.12\n" not in text + "\n"
-    assert "- Node 20" in text and "- Python 3.1\n" in text + "\n"
+    turns = [
+        Turn(
+            0, "user", "The worker runs Python 3.12 and Node 20; the old box has Python 3.1.", 0.0
+        ),
+        Turn(1, "assistant", "Checked the image: it is Python 3.12.3 exactly.", 60.0),
+    ]
+    text = render(build_graph(turns), "standard").text + "\n"
+    assert "- Python 3.12.3" in text and "- Python 3.12\n" not in text
+    assert "- Node 20" in text and "- Python 3.1\n" in text  # another version, not a shorter one

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from memory.graph import labels, phrases
+from memory.graph import labels, phrases, words
 from memory.graph.candidates import Emitter, Seen
 from memory.graph.prefilter import Guarded, Twin
-from memory.graph.types import NodeType, Status
+from memory.graph.types import Candidate, NodeType, Status
 
 # An acknowledgement opening a user's reply: what follows accepts what was proposed.
 ACK = re.compile(
@@ -232,10 +232,16 @@ def decision(text: str, quote: str, emit: Emitter, cue: str, conf: float) -> Non
     if move:
         # "Switching from X to Y": X was the decision in force until now, Y replaces it.
         replaces = labels.clean(move.group(1))
-        emit.add(
-            NodeType.DECISION, move.group(1), Status.COMPLETED, quote, cue=cue + "_old", conf=conf
-        )
-        text = move.group(2)
+        if labels.is_usable(labels.clean(move.group(2))):  # else ("RQ") the switch is the label
+            emit.add(
+                NodeType.DECISION,
+                move.group(1),
+                Status.COMPLETED,
+                quote,
+                cue=cue + "_old",
+                conf=conf,
+            )
+            text = move.group(2)
     emit.add(
         NodeType.DECISION,
         text,
@@ -286,3 +292,28 @@ def _reason(text: str, quote: str) -> tuple[str, str]:
         reason = reason or labels.clean(tail.group(1))
         text = text[: tail.start()]
     return text, reason
+
+
+def without_restatements(out: list[Candidate]) -> list[Candidate]:
+    """One message's candidates, a switch and its restatement made one decision.
+
+    "Going with JWT instead of PASETO, since X. So: sign API tokens as JWT with ES256 keys": the
+    later decision names the option the switch chose, so it states the same choice more precisely.
+    It keeps its wording and takes the switch's reason and what the switch replaces.
+    """
+    kept: list[Candidate] = []
+    for c in out:
+        if c.type == NodeType.DECISION and not c.replaces:
+            switch = next((k for k in reversed(kept) if _restates(c, k)), None)
+            if switch is not None:
+                c.reason, c.replaces = c.reason or switch.reason, switch.replaces
+                kept.remove(switch)
+        kept.append(c)
+    return kept
+
+
+def _restates(later: Candidate, switch: Candidate) -> bool:
+    if switch.type != NodeType.DECISION or not switch.replaces:
+        return False
+    chosen = words.values(switch.label) - words.values(switch.replaces)
+    return bool(chosen & words.values(later.label))

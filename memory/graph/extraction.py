@@ -125,7 +125,7 @@ def _turn(turn: Turn, state: SessionState) -> list[Candidate]:
                 NodeType.FILE, path, Status.COMPLETED, line, cue="code_path", conf=0.8, clean=False
             )
     _references(segs, emit)
-    return out
+    return decisions.without_restatements(out)
 
 
 def _references(segs: Segments, emit: Emitter) -> None:

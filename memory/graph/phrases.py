@@ -423,6 +423,9 @@ DECISION = _lexicon(
     r"yours|up|open|pending|whether|between)\b)",
     r"(?:^|\b(?:we|i|we've|i've|we have|i have|just|so|then|and|finally)\s+)(?:switched|moved) "
     r"(?:over |back )?to\b",
+    # "Switched from Celery to RQ": the swap named both ways is a choice, with or without "to X".
+    r"(?:^|\b(?:we|i|we've|i've|we have|i have|just|so|then|and|finally)\s+)(?:switched|moved) "
+    r"(?:over )?from \S+(?: \S+){0,3}? to\b",
     r"\bgoing back to\b",
     r"\bwe(?:'ll| will| shall) (?:use|keep|go|stick|switch|count|treat|run|alert|adopt|"
     r"make|standardi[sz]e|rely|host|store|put|send|ship|default|let|leave|report|pin|cap|limit|"

@@ -124,6 +124,35 @@ def test_instead_of_fills_replaces() -> None:
     assert decision.replaces == "python-jose"
 
 
+def test_a_switch_restated_in_the_same_message_is_one_decision() -> None:
+    cands = _one(
+        "We're going with JWT instead of PASETO, since the mobile app already ships a JWT "
+        "library. So: sign API tokens as JWT with ES256 keys."
+    )
+    [decision] = [c for c in cands if c.type == NodeType.DECISION]
+    assert decision.label == "sign API tokens as JWT with ES256 keys"
+    assert decision.replaces == "PASETO"
+    assert decision.reason == "the mobile app already ships a JWT library"
+
+
+def test_a_later_decision_on_another_option_is_no_restatement() -> None:
+    cands = _one("Going with Stripe instead of Paddle. Decided: Postgres for the order history.")
+    assert _labels(cands, NodeType.DECISION) == [
+        "Going with Stripe instead of Paddle",
+        "Postgres for the order history",
+    ]
+
+
+def test_switched_from_one_option_to_another_is_a_decision_not_work_done() -> None:
+    cands = _one(
+        "Switched from Celery to Dramatiq because the prefork workers kept leaking memory."
+    )
+    new = next(c for c in cands if c.type == NodeType.DECISION and c.replaces)
+    assert (new.label, new.replaces) == ("Dramatiq", "Celery")
+    assert new.reason == "the prefork workers kept leaking memory"
+    assert _labels(cands, NodeType.TASK) == []
+
+
 def test_deferral_is_a_pending_task() -> None:
     cands = _one("marketing would love it but QR codes can wait until after launch")
     assert _labels(cands, NodeType.TASK, Status.PENDING) == ["QR codes can wait until after launch"]

@@ -1839,10 +1839,11 @@ def test_a_reason_ends_where_the_next_clause_begins() -> None:
         "Switched from Celery to RQ because Celery's workers kept leaking memory on the small "
         "pods: we now run background jobs on RQ workers."
     )
-    reasons = [c.reason for c in _one(text) if c.type == NodeType.DECISION]
-    assert reasons and all(
-        r == "Celery's workers kept leaking memory on the small pods" for r in reasons
-    )
+    chosen = [c for c in _one(text) if c.type == NodeType.DECISION and c.replaces]
+    assert [(c.label, c.replaces) for c in chosen] == [
+        ("run background jobs on RQ workers", "Celery")
+    ]
+    assert chosen[0].reason == "Celery's workers kept leaking memory on the small pods"
 
 
 @pytest.mark.parametrize(

@@ -141,6 +141,8 @@ MARKERS: dict[str, tuple[str, ...]] = {
         "made up our minds",
         "final decision",
         "final call",
+        "my call",
+        "our call",
         "verdict",
         "consensus",
         "change of plan",
@@ -382,6 +384,19 @@ DECISION = _lexicon(
     r"\b(?:chose|choose|choosing|opted|opting)\b",
     r"\b(?:picked|pick|picking)\b(?![^.,;]*\bup\b)",
     r"\bsettl(?:ed|ing) on\b",
+    # An option prevailing, or the talk closed on it: "the oak flooring won out over the tiles",
+    # "unless someone objects that's what we do", "so that's settled".
+    r"\b(?:won|wins|winning) out\b",
+    r"\bthat's what we(?:'re| are)? (?:do|doing|go with|going with|use|using)\b",
+    r"\b(?:that's|that is|it's) settled\b",
+    r"\bthe plan now is\b",
+    # "Swapping Trello for Linear next sprint": one tool for another, the switch itself.
+    r"^(?:we're |we are |i'm |so )?swapping (?:\S+ ){1,3}?(?:for|with)\b",
+    # A body's approval is its decision: "the committee approved the new bylaws".
+    r"\b(?:board|committee|council|leadership|management|client|owners?|partners) (?:\w+ )?"
+    r"(?:approved|ratified|greenlit|green-lit|okayed|voted for|voted to)\b",
+    # A rule laid down: "vendors get paid net-30, no exceptions".
+    r"\bno exceptions\s*[.!]?$",
     r"\bstick(?:ing)? with\b",
     r"\bstuck with\b",
     r"\bswitching (?:to|over|from|back)\b",

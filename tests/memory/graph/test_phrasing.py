@@ -2017,3 +2017,31 @@ def test_everyday_work_left_is_pending(text: str) -> None:
 )
 def test_everyday_near_misses_are_not_pending(text: str) -> None:
     assert _tasks(text, "pending", "in_progress") == [], text
+
+
+# ----- a choice told by how the talk closed on it -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        (
+            "In the end the oak flooring won out over the tiles.",
+            "the oak flooring won out over the tiles",
+        ),
+        (
+            "I'm leaning hard toward Hetzner, and unless someone objects that's what we do.",
+            "unless someone objects that's what we do",
+        ),
+        (
+            "The plan now is to ship the Android app first.",
+            "The plan now is to ship the Android app first",
+        ),
+        ("Swapping Trello for Linear, the boards got too slow.", "Swapping Trello for Linear"),
+        ("The committee approved the new bylaws.", "The committee approved the new bylaws"),
+        ("Vendors get paid net-30, no exceptions.", "Vendors get paid net-30, no exceptions"),
+        ("My call: the newsletter goes biweekly.", "the newsletter goes biweekly"),
+    ],
+)
+def test_a_choice_closed_in_plain_words_is_a_decision(text: str, label: str) -> None:
+    assert label in _labels(text, NodeType.DECISION)

@@ -298,7 +298,8 @@ def without_restatements(out: list[Candidate]) -> list[Candidate]:
     """One message's candidates, a switch and its restatement made one decision.
 
     "Going with JWT instead of PASETO, since X. So: sign API tokens as JWT with ES256 keys": the
-    later decision names the option the switch chose, so it states the same choice more precisely.
+    later decision holds every word of the option the switch chose, so it states the same choice
+    more precisely.
     It keeps its wording and takes the switch's reason and what the switch replaces.
     """
     kept: list[Candidate] = []
@@ -315,5 +316,5 @@ def without_restatements(out: list[Candidate]) -> list[Candidate]:
 def _restates(later: Candidate, switch: Candidate) -> bool:
     if switch.type != NodeType.DECISION or not switch.replaces:
         return False
-    chosen = words.values(switch.label) - words.values(switch.replaces)
-    return bool(chosen & words.values(later.label))
+    chosen = words.topic(switch.label) - words.topic(switch.replaces)
+    return bool(chosen) and chosen <= words.topic(later.label)

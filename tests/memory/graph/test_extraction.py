@@ -135,6 +135,16 @@ def test_a_switch_restated_in_the_same_message_is_one_decision() -> None:
     assert decision.reason == "the mobile app already ships a JWT library"
 
 
+def test_a_restatement_is_known_by_the_words_of_the_option_chosen() -> None:
+    cands = _one(
+        "We're going with an in-process cache instead of the Redis product cache. "
+        "So: memoize product lookups in-process for sixty seconds."
+    )
+    [decision] = [c for c in cands if c.type == NodeType.DECISION]
+    assert decision.label == "memoize product lookups in-process for sixty seconds"
+    assert decision.replaces == "the Redis product cache"
+
+
 def test_a_later_decision_on_another_option_is_no_restatement() -> None:
     cands = _one("Going with Stripe instead of Paddle. Decided: Postgres for the order history.")
     assert _labels(cands, NodeType.DECISION) == [

@@ -92,6 +92,10 @@ class Emitter:
         self.after_decision = False  # the clause follows a decision in the same sentence
         self.last_error_turn = -1
 
+    def _switch(self, label: str) -> bool:
+        """Whether this turn has stated ``label`` as a decision replacing another."""
+        return any(c.replaces and c.label == label for c in self.out)
+
     def add(
         self,
         node_type: NodeType,
@@ -118,6 +122,10 @@ class Emitter:
             and _moves_a_figure(earlier, label)
         ):
             earlier = None  # "launch on March 3", then "the launch moves to March 17": a new choice
+        if earlier is not None and node_type == NodeType.DECISION and self._switch(earlier.label):
+            # "Switched to Memcached: we now cache exchange rates in Memcached" says the switch
+            # again, more precisely: kept, to take the switch's place (decisions.without_restatements).
+            earlier = None
         if earlier is not None:
             if not moves_forward(earlier.status, status):
                 return None

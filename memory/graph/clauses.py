@@ -104,6 +104,12 @@ _WORK_VERBS = frozenset(
     "finished completed reviewed tested submitted uploaded rebuilt restored signed confirmed "
     "approved drafted backfilled repaired ran reran rolled filed paid ordered delivered".split()
 )
+# Who wants what: "Ops wants ...", "The app team wants ...", "Lea, our research lead, wants ...".
+_TEAM_POSITION = re.compile(
+    r"^(?:[Tt]he )?(?!(?:I|[Ww]e|[Yy]ou|[Tt]hey|[Ii]t|[Hh]e|[Ss]he|[Tt]his|[Tt]hat|[Nn]obody|"
+    r"[Ee]veryone|[Ss]omeone)\b)[A-Za-z][\w-]*(?: [a-z]+){0,2}(?:,[^,]{3,40},| \([^)]{2,40}\))? "
+    r"wants (?!to (?:know|see|ask|check|understand|talk|discuss|meet|chat|hear)\b)"
+)
 # "will flip it to enforcing on Monday" plans work; "will it hold up" asks.
 _OWN_PLAN = re.compile(
     r"^will (?!(?:it|this|that|these|those|the|a|an|we|i|you|they|he|she|there|anyone|someone|"
@@ -231,6 +237,15 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if role == "user" and decisions.concludes(clause):
         option = decisions.accepted_option(clause)
         decisions.decision(option, sentence, emit, cue="conclusion", conf=0.65)
+        return "decision"
+    if (
+        role == "user"
+        and _TEAM_POSITION.match(clause)
+        and phrases.UNSETTLED.search(emit.turn.content)
+    ):
+        # "Ops wants the window on Sunday. That part is not settled.": a team's position in a
+        # choice still open (where no choice is open, a team that wants X states a requirement).
+        decisions.decision(clause, sentence, emit, cue="position", conf=0.65)
         return "decision"
     cue = decisions.choice_cue(clause, stripped, low, role, opening=emit.turn.position == 0)
     if cue and decisions.carries_out(stripped, emit):

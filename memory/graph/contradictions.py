@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from memory.graph import technologies, words
+from memory.graph import phrases, technologies, words
 from memory.graph.prefilter import Folded, Twin
 from memory.graph.types import Candidate, Node, NodeKey
 
@@ -87,18 +87,6 @@ _JUST_NOW = 4  # messages back a change of mind can reach: the exchange before i
 _THIRD_PARTY = frozenset(
     "users user customers customer subscribers subscriber people clients client visitors members "
     "buyers accounts they".split()
-)
-# A message saying its choices are still open between people ("we haven't decided", "the team
-# splits"): the preferences it reports side by side contest each other.
-_UNSETTLED = Folded(
-    r"\b(?:disagree\w*|(?:don'?t|do\s+not|can'?t|cannot)\s+agree|not\s+(?:yet\s+)?(?:settled|decided|agreed)"
-    r"|(?:haven'?t|hasn'?t|have\s+not|has\s+not)\s+(?:yet\s+)?(?:settled|decided|agreed)|undecided|no\s+consensus"
-    r"|(?:team|we)\s+(?:splits?|are\s+split)|argue\s+it\s+out|backed\s+down|torn\s+between)\b"
-)
-# A message saying a choice is still to be made.
-_CHOICE_OPEN = Folded(
-    r"\b(?:not\s+sure\s+which|unclear\s+which|(?:still\s+)?(?:need|have)\s+to\s+decide"
-    r"|(?:still\s+)?open\s+again|up\s+in\s+the\s+air|not\s+(?:yet\s+)?settled)\b"
 )
 # "Ana wants ...", "the ops team prefers ...", "Lea, our research lead, wants ...": a person's preference.
 _PREFERS = re.compile(
@@ -283,22 +271,25 @@ def _replacing(
 
 
 def _split_preferences(new: Statement, earlier: Sequence[tuple[Node, Statement]]) -> list[Node]:
-    """Someone else's preference in the same message, when the message says it is not settled:
-    "Maria wants the story first. Dev wants the data first. We haven't decided." Only the nearest
-    earlier one, so three voices make a chain of pairs rather than every pair."""
+    """Someone else's preference, in the same message or the exchange before, when the message
+    says it is not settled: "Maria wants the story first. Dev wants the data first. We haven't
+    decided." Only the nearest earlier one, so three voices make a chain of pairs rather than
+    every pair."""
     mine = _preference_of(new.sentence)
-    if not mine or not _UNSETTLED.search(new.text):
+    if not mine or not phrases.UNSETTLED.search(new.text):
         return []
     others = [
         (n, s)
         for n, s in earlier
-        if s.position == new.position and _preference_of(s.sentence) not in ("", mine)
+        if 0 <= new.position - s.position <= _JUST_NOW
+        and _preference_of(s.sentence) not in ("", mine)
     ]
-    if not others:
-        return []
+    here = [(n, s) for n, s in others if s.position == new.position]
+    if not here:
+        return [max(others, key=lambda p: p[1].position)[0]] if others else []
     at = new.text.find(new.sentence)
-    before = [(n, s) for n, s in others if new.text.find(s.sentence) < at]
-    return [max(before or others, key=lambda p: new.text.find(p[1].sentence))[0]]
+    before = [(n, s) for n, s in here if new.text.find(s.sentence) < at]
+    return [max(before or here, key=lambda p: new.text.find(p[1].sentence))[0]]
 
 
 def _left_open(new: Statement, pool: list[tuple[Node, Statement]]) -> Node | None:
@@ -320,12 +311,34 @@ def _still_open(new: Statement, pool: list[tuple[Node, Statement]]) -> Node | No
     """The earlier decision in the new one's slot, when the new one's message says the choice is
     not made: "Engineering wants the 24th. We haven't settled it.", "Tom set up DynamoDB for the
     orders, not sure which one we keep"."""
-    if _BESIDE.search(new.label) or not (
-        _CHOICE_OPEN.search(new.text) or _UNSETTLED.search(new.text)
-    ):
+    if _BESIDE.search(new.label) or not phrases.UNSETTLED.search(new.text):
         return None  # "X stays beside Y": no rival; or nothing said to be open
-    rivals = [(n, s) for n, s in pool if _slot(s, new) >= 1]
-    return _best(new, rivals)[0] if rivals else None
+    rivals = [(n, s) for n, s in pool if _slot(s, new) >= 1 or _same_purpose(s, new)]
+    if rivals:
+        return _best(new, rivals)[0]
+    # "Marketing pushes for a daily digest instead; we need to decide": the choice just made.
+    recent = [(n, s) for n, s in pool if 0 < new.position - s.position <= _JUST_NOW]
+    if recent and _INSTEAD.search(new.sentence):
+        return max(recent, key=lambda p: p[1].position)[0]
+    return None
+
+
+_INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.IGNORECASE)
+_PURPOSE = re.compile(r"^(.+?)\s+for\s+(.+)$")
+
+
+def _same_purpose(a: Statement, b: Statement) -> bool:
+    """Two options for one purpose: "leaning towards Figma for the mockups", "Ana insists on
+    Sketch for the mockups"."""
+    pa, pb = _PURPOSE.match(a.label.lower()), _PURPOSE.match(b.label.lower())
+    if not (pa and pb):
+        return False
+    purpose = words.topic(pa.group(2))
+    return (
+        bool(purpose)
+        and purpose == words.topic(pb.group(2))
+        and (words.topic(pa.group(1)) != words.topic(pb.group(1)))
+    )
 
 
 def _preference_of(sentence: str) -> str:

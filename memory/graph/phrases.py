@@ -1397,6 +1397,17 @@ REPORTED = Guarded(
     _REPORTING_VERBS,
 )
 
+# A message saying a choice is still open, between people or at all ("we haven't decided", "the
+# team splits", "not sure which", "open question"): the positions it reports contest each other.
+UNSETTLED = Folded(
+    r"\b(?:disagree\w*|(?:don'?t|do\s+not|can'?t|cannot)\s+agree|not\s+(?:yet\s+)?(?:settled|decided|agreed)"
+    r"|(?:haven'?t|hasn'?t|have\s+not|has\s+not)\s+(?:yet\s+)?(?:settled|decided|agreed)|undecided|no\s+consensus"
+    r"|(?:team|we)\s+(?:splits?|are\s+split)|argue\s+it\s+out|backed\s+down|torn\s+between"
+    r"|not\s+sure\s+which|unclear\s+which|(?:still\s+)?(?:need|have)\s+to\s+decide"
+    r"|(?:still\s+)?open\s+again|up\s+in\s+the\s+air|open\s+question"
+    r"|nothing(?:'s|\s+is)\s+final|not\s+final\s+yet)\b"
+)
+
 # Questions people type without a question mark ("what else is slow", "any idea what changed").
 INTERROGATIVE = Folded(
     r"^(?:what|what's|how|why|where|which|who|when|does|do|did|is|are|can|could|should|would|"
@@ -1411,7 +1422,9 @@ USER_HEDGE = _lexicon(
 
 # A user stating a preference with a modal still decides ("I'd rather ...", "I'd lean toward").
 USER_PREFERENCE = re.compile(
-    r"\b(?:i|we)'d (?:rather|lean|prefer|go with|keep|stick)|\bi (?:would|'d) rather\b",
+    r"\b(?:i|we)'d (?:rather|lean|prefer|go with|keep|stick)|\bi (?:would|'d) rather\b|"
+    # Someone else's position in the same words: "Tom would rather do Porto".
+    r"^(?!(?:it|this|that|you|they)\b)[a-z][\w-]* (?:would|'d) rather\b",
     re.IGNORECASE,
 )
 

@@ -5,7 +5,8 @@ import re
 import pytest
 
 from memory.graph import importance, lifecycle
-from memory.graph.types import EXTRACTOR, EdgeType, NodeType, Status
+from memory.graph.pipeline import build_graph
+from memory.graph.types import EXTRACTOR, EdgeType, NodeType, Status, Turn
 from tests.memory.graph.lifecycle_helpers import Session, decision
 
 # (first message, its decision, later message, its decision, the later decision's `replaces`)
@@ -596,3 +597,69 @@ def test_a_replacement_named_inside_another_decision_of_the_sentence_is_not_this
         decision("post a weekly digest to the team channel", 0),
     )
     assert {n.status for n in s.graph.nodes.values()} == {Status.COMPLETED}
+
+
+# ----- disagreement told across messages, read from the transcript itself ------------------------
+
+
+def _contested_pairs(*messages: str) -> set[frozenset[str]]:
+    """The contested pairs of the graph of a user-only transcript, each reply a bare "Noted."."""
+    turns = []
+    for text in messages:
+        turns += [Turn(len(turns), "user", text), Turn(len(turns) + 1, "assistant", "Noted.")]
+    graph = build_graph(turns)
+    return {
+        frozenset((graph.nodes[e.source].label, graph.nodes[e.target].label))
+        for e in graph.edges.values()
+        if e.type == EdgeType.CONFLICTS_WITH and e.retired_at is None
+    }
+
+
+@pytest.mark.parametrize(
+    ("messages", "pair"),
+    [
+        (
+            (
+                "I'm leaning towards Figma for the mockups.",
+                "Ana insists on Sketch for the mockups. No consensus yet.",
+            ),
+            {"leaning towards Figma for the mockups", "Ana insists on Sketch for the mockups"},
+        ),
+        (
+            (
+                "Priya wants to host the retreat in Lisbon.",
+                "Tom would rather do Porto, it's cheaper. We haven't settled it.",
+            ),
+            {"Priya wants to host the retreat in Lisbon", "Tom would rather do Porto"},
+        ),
+        (
+            (
+                "Decided: weekly newsletter.",
+                "Marketing pushes for a daily digest instead; we need to decide.",
+            ),
+            {"weekly newsletter", "Marketing pushes for a daily digest instead"},
+        ),
+        (
+            (
+                "Ops wants the window on Sunday at 02:00 because traffic is lowest. The app team "
+                "wants Saturday at 22:00. That part is not settled.",
+            ),
+            {"Ops wants the window on Sunday at 02:00", "The app team wants Saturday at 22:00"},
+        ),
+    ],
+)
+def test_positions_in_a_choice_said_to_be_open_are_contested(messages, pair):
+    assert _contested_pairs(*messages) == {frozenset(pair)}
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("I'm leaning towards Figma for the mockups.", "Ana insists on Sketch for the mockups."),
+        ("Priya wants to host the retreat in Lisbon.", "Tom would rather do Porto, it's cheaper."),
+        ("Decided: weekly newsletter.", "Marketing pushes for a daily digest instead."),
+        ("Ops wants the window on Sunday at 02:00. The app team wants Saturday at 22:00.",),
+    ],
+)
+def test_the_same_positions_without_an_open_choice_contest_nothing(messages):
+    assert _contested_pairs(*messages) == set()

@@ -160,9 +160,12 @@ class Emitter:
             self.state.open_errors.append(OpenError(c.label, words, self.turn.position))
             del self.state.open_errors[:-MAX_OPEN_ERRORS]
 
-    def fix(self, raw: str, quote: str, cue: str, keep_verb: str = "") -> None:
+    def fix(
+        self, raw: str, quote: str, cue: str, keep_verb: str = "", pointed: bool = False
+    ) -> None:
         """Work that fixes a problem ("Fixed: X — was missing Y"): a completed task, the error it
-        resolves (an open one it names, else X itself when X names a problem), and the cause."""
+        resolves (an open one it names, else X itself when X names a problem), and the cause.
+        ``pointed``: the text points at the error ("Fixed it: X"), the latest open one."""
         cause = _FIX_CAUSE.search(raw)
         obj = raw[: cause.start()] if cause else raw
         if _LEADING_BY.match(obj):  # "Fixed by adding X": the work is X, the error the latest
@@ -179,6 +182,7 @@ class Emitter:
             self._resolve(target, quote, cue)
             return
         target = self._open_error_like(labels.content_words(_BY.sub("", labels.clean(obj))))
+        target = target or (self._latest_open_error() if pointed else "")
         fixes = target or labels.clean(_BY.sub("", obj))
         self.add(
             NodeType.TASK,

@@ -18,7 +18,11 @@ _SUBJECT = re.compile(
     r"^(?:so |ok |okay )?(?:we're|we are|we'll|we will|i'm|i am|i'll|i will|i've|we've|i have|"
     r"we have) "
 )
-_POINTER = re.compile(r" (?:this|that|these|the following)$")
+_POINTER = re.compile(r" (?:this|that|it|these|the following)$")
+# "Fixed it: X", "Solved that: X": the fix of the problem just reported.
+_FIXED_POINTED = re.compile(
+    r"^\W*(?:fixed|solved|resolved|sorted) (?:it|this|that)\W*:", re.IGNORECASE
+)
 # "also TODO: X", "and next: Y": a connective before the marker word.
 _CONNECTIVE = re.compile(r"^(?:also|and|plus|oh and|ok|okay|so) ")
 # "\s*;\s*", "\s*;\s*|,\s+(?:and\s+)?|\s+and\s+(?=[A-Z/])": the first character is read first
@@ -84,7 +88,7 @@ def marked(kind: str, body: str, quote: str, emit: Emitter) -> None:
         if kind == "decision":
             decisions.decision(item, quote, emit, cue="marker_decision", conf=0.9)
         elif kind == "fixed":
-            emit.fix(item, quote, cue="marker_fixed")
+            emit.fix(item, quote, cue="marker_fixed", pointed=bool(_FIXED_POINTED.match(quote)))
         elif kind in _TASK_STATUS:
             emit.task(item, _TASK_STATUS[kind], quote, cue=f"marker_{kind}", conf=0.9)
         elif kind == "error":

@@ -173,7 +173,8 @@ _CLAUSE_BREAK = re.compile(
     r"|now|also|otherwise)\b)"
     r"|but\s+"
     r"|(?=[A-Z][a-z]+ (?:is|will|has|'s|can|says)\b))"
-    r"|(?<=\w\w:)\s+(?![\w.-]*\d)(?=\S))"
+    # Not after an exception's name: "failed with KeyError: 'currency'" is one message.
+    r"|(?<=\w\w:)(?<!Error:)(?<!Exception:)\s+(?![\w.-]*\d)(?=\S))"
 )
 
 # What every clause break holds (a ';', ',' or ':', a dash, "and" or "but"): a sentence with none

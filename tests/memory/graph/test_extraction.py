@@ -737,3 +737,17 @@ def test_report_then_fix_keeps_both_names_and_resolves_the_report() -> None:
 def test_failures_in_tool_output_of_every_kind_are_errors(output: str, label: str) -> None:
     text = f"Got this:\n```\n{output}\n```"
     assert _labels(_one(text), NodeType.ERROR) == [label]
+
+
+def test_fixed_it_resolves_the_error_just_reported() -> None:
+    cands = _one(
+        "The run failed with KeyError: 'currency'. Fixed it: default the currency to the shop's "
+        "currency when the line item has none.",
+        role="assistant",
+    )
+    reported = "The run failed with KeyError: 'currency'"  # the message is not cut off
+    assert _labels(cands, NodeType.ERROR, Status.FAILED) == [reported]
+    assert _labels(cands, NodeType.ERROR, Status.COMPLETED) == [reported]  # resolved
+    [fix] = [c for c in cands if c.type == NodeType.TASK]
+    assert fix.label == "default the currency to the shop's currency when the line item has none"
+    assert fix.fixes == reported and fix.status == Status.COMPLETED

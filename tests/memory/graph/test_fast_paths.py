@@ -117,7 +117,7 @@ _PLAIN_CLAUSE_BREAK = re.compile(
     r"|now|also|otherwise)\b)"
     r"|but\s+"
     r"|(?=[A-Z][a-z]+ (?:is|will|has|'s|can|says)\b))"
-    r"|:(?<=\w\w:)\s+(?![\w.-]*\d)(?=\S)"
+    r"|:(?<=\w\w:)(?<!Error:)(?<!Exception:)\s+(?![\w.-]*\d)(?=\S)"
 )
 _PLAIN_FORMS = [
     (sentences._CLAUSE_BREAK, _PLAIN_CLAUSE_BREAK),

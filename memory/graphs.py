@@ -12,6 +12,7 @@ from memory import notify
 from memory.graph import importance, pipeline
 from memory.graph.types import (
     EXTRACTOR,
+    EdgeType,
     Evidence,
     Graph,
     NodeType,
@@ -76,7 +77,7 @@ def _load(session: Session) -> tuple[Graph, dict]:
         edge = GraphEdge(
             source=by_pk[e.source_id],
             target=by_pk[e.target_id],
-            type=e.type,
+            type=EdgeType(e.type),
             recorded_at=e.recorded_at.timestamp(),
             retired_at=to_stamp(e.retired_at),
         )

@@ -4,6 +4,7 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from memory import graphs
+from memory.graph.resume import render_tiers
 from memory.graph.types import (
     Edge,
     EdgeType,
@@ -62,6 +63,22 @@ def test_a_saved_graph_loads_back_identical(session):
     graph = sample_graph()
     graphs.save_graph(session, graph)
     assert graphs.load_graph(session) == graph
+
+
+def test_a_loaded_graph_with_a_live_link_renders_its_resume(session):
+    """Edge types come back as EdgeType, as the resume reads them (it names each link)."""
+    graph = sample_graph()
+    fix = decision("render PDFs with WeasyPrint", Status.COMPLETED, 4)
+    fix.type = NodeType.TASK
+    error = decision("the invoice PDF is blank", Status.COMPLETED, 2)
+    error.type = NodeType.ERROR
+    graph.nodes.update({fix.key: fix, error.key: error})
+    link = Edge(fix.key, error.key, EdgeType.FIXES, recorded_at=1_700_000_300.0)
+    graph.edges[link.key] = link
+    graphs.save_graph(session, graph)
+    loaded = graphs.load_graph(session)
+    assert {type(e.type) for e in loaded.edges.values()} == {EdgeType}
+    assert "fixes" in render_tiers(loaded)["full"].text
 
 
 def test_nodes_load_in_the_order_they_became_valid_whatever_order_they_were_saved_in(session):

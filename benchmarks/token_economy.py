@@ -737,9 +737,11 @@ def run(turns: int = TURNS, mecw: int = MECW, max_seconds: float = 3000, show: b
                 "store": store_stats(name),
                 "turns": measured["turns"],
             }
-        results["proxy_log"] = [
-            line for line in bench.proxy_log().splitlines() if "kombu" not in line
-        ][-20:]
+        log = [line for line in bench.proxy_log().splitlines() if "kombu" not in line]
+        # A compaction that fails falls back to truncation and the request still succeeds: only
+        # the log tells.
+        results["proxy_errors"] = sum('"level": "ERROR"' in line for line in log)
+        results["proxy_log"] = log[-20:]
     return results
 
 
@@ -821,6 +823,9 @@ def markdown(results: dict) -> str:
         "## Budget, cumulative tokens, prefix stability",
         "",
         *table(["measure", *variants, "floor"], _budget_rows(variants, results["mecw"])),
+        "",
+        f"Errors in the proxy's log (a failed compaction falls back to truncation): "
+        f"{results.get('proxy_errors', 0)} (floor 0; the last lines are in `proxy_log`).",
         "",
         "## Recall of what the model received",
         "",

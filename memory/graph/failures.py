@@ -324,10 +324,18 @@ def _talks_about_problems(low: str) -> bool:
     return bool(phrases.ERROR_META.search(low))
 
 
+# A test runner's tally ("==== 1 failed, 43 passed in 8.15s ===="): that a test failed, not what
+# went wrong, which the output states elsewhere.
+_TALLY = re.compile(
+    r"^[\W_]*\d+ (?:failed|passed|errors?|skipped|warnings?|xfailed|deselected)\b"
+    r"(?:,? \d+ \w+)*(?: in [\d.]+s)?(?: \([\d:]+\))?[\W_]*$"
+)
+
+
 @lru_cache(maxsize=8192)
 def is_problem(clause: str, role: str, agent: bool = False) -> bool:
     """Whether a prose clause states a failure or wrong behaviour of the system being worked on."""
-    if len(clause.split()) < 3:
+    if len(clause.split()) < 3 or _TALLY.match(clause):
         return False
     low = clause.lower()
     exception = phrases.names_exception(clause) and not _HANDLED.search(clause)

@@ -140,7 +140,8 @@ def _edges(graph: Graph, live: list[Node], keys: dict[int, NodeKey]) -> tuple[li
         if edge.type == EdgeType.CONFLICTS_WITH:
             if a != b and live[a].status == live[b].status == Status.CONTESTED:
                 pairs.add((a, b))
-        elif edge.type in _LINK_WORDS:
+        elif edge.type in _LINK_WORDS and not live[a].status == live[b].status == Status.COMPLETED:
+            # Between two finished things ("X fixes Y", both done) a link is history, not state.
             links.add((index[edge.source], edge.type.value, index[edge.target]))
     return (
         [(live[a], live[b]) for a, b in sorted(pairs)],

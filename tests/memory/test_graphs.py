@@ -70,7 +70,7 @@ def test_a_loaded_graph_with_a_live_link_renders_its_resume(session):
     graph = sample_graph()
     fix = decision("render PDFs with WeasyPrint", Status.COMPLETED, 4)
     fix.type = NodeType.TASK
-    error = decision("the invoice PDF is blank", Status.COMPLETED, 2)
+    error = decision("the invoice PDF is blank", Status.FAILED, 2)
     error.type = NodeType.ERROR
     graph.nodes.update({fix.key: fix, error.key: error})
     link = Edge(fix.key, error.key, EdgeType.FIXES, recorded_at=1_700_000_300.0)

@@ -751,3 +751,13 @@ def test_fixed_it_resolves_the_error_just_reported() -> None:
     [fix] = [c for c in cands if c.type == NodeType.TASK]
     assert fix.label == "default the currency to the shop's currency when the line item has none"
     assert fix.fixes == reported and fix.status == Status.COMPLETED
+
+
+def test_a_test_runners_tally_is_not_an_error_of_its_own() -> None:
+    output = (
+        "tests/test_pricing.py ......F   [100%]\n\n"
+        "E   AssertionError: assert 1999 == 2000\n\n"
+        "========================= 1 failed, 43 passed in 8.15s ========================="
+    )
+    cands = extract(_turns(("user", "Run the tests."), ("tool", output)))
+    assert _labels(cands, NodeType.ERROR) == ["AssertionError: assert 1999 == 2000"]

@@ -378,3 +378,20 @@ def test_a_version_refined_later_is_shown_once():
     text = render(build_graph(turns), "standard").text + "\n"
     assert "- Python 3.12.3" in text and "- Python 3.12\n" not in text
     assert "- Node 20" in text and "- Python 3.1\n" in text  # another version, not a shorter one
+
+
+def test_links_are_shown_while_one_end_is_open_not_between_two_finished_things():
+    fix = node(T, "pin the websocket library to 8.x")
+    gone = node(NodeType.ERROR, "the socket drops every minute")
+    open_error = node(NodeType.ERROR, "the export times out", Status.FAILED)
+    blocker = node(T, "raise the export timeout", Status.PENDING)
+    g = graph_of(
+        fix,
+        gone,
+        open_error,
+        blocker,
+        edges=[(fix, gone, EdgeType.FIXES), (blocker, open_error, EdgeType.FIXES)],
+    )
+    text = render(g, "full").text
+    assert "raise the export timeout fixes the export times out" in text
+    assert "pin the websocket library to 8.x fixes" not in text

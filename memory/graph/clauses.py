@@ -423,11 +423,19 @@ def _finding(stripped: str, role: str, emit: Emitter) -> str:
     return stripped
 
 
+# A verb whose past is its base form, asked for: "read it first", "put it back before you push".
+_ASKED_FIRST = re.compile(
+    r"^(?:read|put|set|cut|split|reset) (?:it|them|this|that) (?:first|back|again)\b"
+)
+
+
 def _reports_done(stripped: str, clause: str, role: str) -> str:
     """The label of a clause reporting finished work, or "" when it reports none."""
     low = stripped.lower()
     m = _STARTS_DONE_VERB.match(low)
     if m and m.group(1) in phrases.DONE_VERBS and len(stripped.split()) >= 2:
+        if role == "user" and m.start(1) == 0 and _ASKED_FIRST.match(low):
+            return ""  # "read it first so we don't break the callers": asked for, not reported
         return stripped
     filler_free = labels.strip_filler(clause)
     perfect = _PERFECT_REPORT.match(filler_free)

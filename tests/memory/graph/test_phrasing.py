@@ -2045,3 +2045,20 @@ def test_everyday_near_misses_are_not_pending(text: str) -> None:
 )
 def test_a_choice_closed_in_plain_words_is_a_decision(text: str, label: str) -> None:
     assert label in _labels(text, NodeType.DECISION)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let's keep going on the parser; read it first so we don't break the callers.",
+        "Put it back before you push.",
+    ],
+)
+def test_a_verb_whose_past_is_its_base_form_asked_for_is_no_work_done(text: str) -> None:
+    assert _labels(text, NodeType.TASK) == []
+
+
+def test_the_same_verb_reported_is_work_done() -> None:
+    assert _labels("I read the whole parser first.", NodeType.TASK) == [
+        "read the whole parser first"
+    ]

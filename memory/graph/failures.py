@@ -391,13 +391,14 @@ _UNAMBIGUOUS = Guarded(
         r"slipped|slips|slipping|dropped (?:by|from) \d|(?:isn't|aren't|is not|are not|stopped) working|"
         r"oom[- ]?kill)|"
         r"\b(?:came|comes?) back (?:with|as) (?:the |a )?wrong\b|"
-        r"\b(?:nobody|no one|no-one) can (?:log in|sign in|access|open|reach|connect|pay|check out)\b",
+        r"\b(?:nobody|no one|no-one) can (?:log in|sign in|access|open|reach|connect|pay|check out)\b|"
+        r"\bby (?:mistake|accident)\b|\b(?:went|goes) out short\b",
     ),
     # A word of each branch, in order (lower-case, like the text the pattern reads).
     (
         "keep|return|crash|hangs|blows up|blew up|fell over|falls over|timing out|times out|slip|"
         "dropped|working|oom|backs up|backed up|backing up|came back|comes back|come back|"
-        "nobody can|no one can|no-one can"
+        "nobody can|no one can|no-one can|by mistake|by accident|out short"
     ).split("|"),
 )
 

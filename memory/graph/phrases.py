@@ -1344,6 +1344,20 @@ ERROR = _lexicon(
     # visit", "two guests getting the same room".
     r"end(?:s|ed)? up (?:\w+ing |with )(?:\w+ )?duplicates?\b",
     r"(?:a second|an extra|a duplicate) \w+(?: \w+)? for the same\b",
+    # Plain-words failures outside software: "the scanner refuses to read the new labels", "the
+    # projector cuts out", "the audio drifts out of sync", "tax got applied by mistake".
+    r"(?:refuses|refused|refusing) to\b",
+    r"(?:cuts?|cutting|drops?|dropping) out\b(?! of\b)",
+    r"out of sync\b",
+    r"by (?:mistake|accident)\b",
+    r"still (?:can't|cannot|won't|doesn't) (?!decide|agree|choose|pick|tell|say|figure|"
+    r"make up|wait|believe)",
+    r"(?:nobody|no one|no-one) (?:received|got|gets|saw|sees|heard)\b",
+    r"(?:we|i|they) lost (?:\S+ ){0,4}?(?:records|files|photos|emails|orders|entries|changes|work|"
+    r"progress|history|weeks|days|hours|bookings|contacts|data)\b",
+    r"(?:grinding|clicking|rattling|squealing|buzzing|whining|knocking) (?:noise|sound)s?\b",
+    r"(?:went|goes|go) out short\b",
+    r"(?:didn't|did not|doesn't|does not) reach\b",
     r"(?:two|both|multiple|several) \w+ (?:getting|booking|receiving|claiming|taking|assigned) "
     r"the same\b",
 )

@@ -2062,3 +2062,37 @@ def test_the_same_verb_reported_is_work_done() -> None:
     assert _labels("I read the whole parser first.", NodeType.TASK) == [
         "read the whole parser first"
     ]
+
+
+# ----- failures told in plain words, outside software --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The scanner refuses to pick up the barcodes on the new stock.",
+        "The projector cuts out after about ten minutes.",
+        "The audio drifts out of sync halfway through the episode.",
+        "Sales tax got applied to the gift cards by mistake.",
+        "The new hire still can't log into the HR portal.",
+        "Nobody received the reminder texts last week.",
+        "We lost the last two weeks of the attendance records.",
+        "The pump makes a grinding noise when it starts.",
+        "Payroll went out short for the part-timers.",
+        "The kiln didn't reach temperature overnight.",
+    ],
+)
+def test_a_failure_in_plain_words_is_an_error(text: str) -> None:
+    [label] = _labels(text, NodeType.ERROR)
+    assert label in text and len(label.split()) >= len(text.split()) - 1  # at most "We" goes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We still can't decide between the two venues.",
+        "The band drops out of the lineup if we move the date.",
+    ],
+)
+def test_the_same_words_stating_no_failure_are_no_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == []

@@ -334,11 +334,8 @@ def _same_purpose(a: Statement, b: Statement) -> bool:
     if not (pa and pb):
         return False
     purpose = words.topic(pa.group(2))
-    return (
-        bool(purpose)
-        and purpose == words.topic(pb.group(2))
-        and (words.topic(pa.group(1)) != words.topic(pb.group(1)))
-    )
+    same = bool(purpose) and purpose == words.topic(pb.group(2))
+    return same and words.topic(pa.group(1)) != words.topic(pb.group(1))
 
 
 def _preference_of(sentence: str) -> str:

@@ -299,8 +299,7 @@ def without_restatements(out: list[Candidate]) -> list[Candidate]:
 
     "Going with JWT instead of PASETO, since X. So: sign API tokens as JWT with ES256 keys": the
     later decision holds every word of the option the switch chose, so it states the same choice
-    more precisely.
-    It keeps its wording and takes the switch's reason and what the switch replaces.
+    more precisely. It keeps its wording and takes the switch's reason and what it replaces.
     """
     kept: list[Candidate] = []
     for c in out:

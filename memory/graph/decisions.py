@@ -7,7 +7,7 @@ import re
 from memory.graph import labels, phrases, words
 from memory.graph.candidates import Emitter, Seen
 from memory.graph.prefilter import Guarded, Twin
-from memory.graph.types import Candidate, NodeType, Status
+from memory.graph.types import Candidate, Evidence, NodeType, Status
 
 # An acknowledgement opening a user's reply: what follows accepts what was proposed.
 ACK = re.compile(
@@ -299,7 +299,8 @@ def without_restatements(out: list[Candidate]) -> list[Candidate]:
 
     "Going with JWT instead of PASETO, since X. So: sign API tokens as JWT with ES256 keys": the
     later decision holds every word of the option the switch chose, so it states the same choice
-    more precisely. It keeps its wording and takes the switch's reason and what it replaces.
+    more precisely. It keeps its wording and takes the switch's reason, what it replaces and
+    the sentence saying so (read again across sessions, see ``standing``).
     """
     kept: list[Candidate] = []
     for c in out:
@@ -307,6 +308,9 @@ def without_restatements(out: list[Candidate]) -> list[Candidate]:
             switch = next((k for k in reversed(kept) if _restates(c, k)), None)
             if switch is not None:
                 c.reason, c.replaces = c.reason or switch.reason, switch.replaces
+                if switch.evidence.quote not in c.evidence.quote:  # the words naming the switch
+                    quote = f"{switch.evidence.quote} {c.evidence.quote}"[:500]
+                    c.evidence = Evidence(c.evidence.position, quote)
                 kept.remove(switch)
         kept.append(c)
     return kept

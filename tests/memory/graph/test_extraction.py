@@ -133,6 +133,7 @@ def test_a_switch_restated_in_the_same_message_is_one_decision() -> None:
     assert decision.label == "sign API tokens as JWT with ES256 keys"
     assert decision.replaces == "PASETO"
     assert decision.reason == "the mobile app already ships a JWT library"
+    assert "instead of PASETO" in decision.evidence.quote  # what it replaces, in its evidence
 
 
 def test_a_restatement_is_known_by_the_words_of_the_option_chosen() -> None:

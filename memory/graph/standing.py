@@ -133,6 +133,9 @@ def facts(
     return out
 
 
+_CLAUSE_END = re.compile(r"[,.;:!?](?:\s|$)")
+
+
 def _replaced_later(latest: dict[tuple[NodeType, str], Observation]) -> set[str]:
     """Decisions a later one names as replaced ("going with EKS instead of ECS Fargate" after
     "run services on ECS Fargate"), in its label or its sentence ("Switched from CSS modules to
@@ -144,7 +147,9 @@ def _replaced_later(latest: dict[tuple[NodeType, str], Observation]) -> set[str]
     for key, new in live:
         # The option replaced, named in the decision or in the sentence that stated it.
         named = phrases.REPLACES.search(new.label) or phrases.REPLACES.search(new.quote)
-        words = content_words(next(g for g in named.groups() if g)) if named else frozenset()
+        # The option ends with its clause: "instead of ECS Fargate, since ..." names ECS Fargate.
+        option = _CLAUSE_END.split(next(g for g in named.groups() if g), 1)[0] if named else ""
+        words = content_words(option)
         if not words:
             continue
         for old_key, old in live:

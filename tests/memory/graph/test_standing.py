@@ -26,6 +26,18 @@ def test_a_replacement_stated_in_a_later_session_retires_the_earlier_decision():
     assert "run services on ECS Fargate" not in render(facts([earlier, later, kept]), 400)
 
 
+def test_a_replacement_named_in_a_sentence_that_goes_on_retires_the_earlier_decision():
+    earlier = decision("run services on ECS Fargate", session=1, moment=100.0)
+    later = decision(
+        "run services on EKS with managed node groups",
+        session=2,
+        moment=200.0,
+        quote="We're going with EKS instead of ECS Fargate, since the team already runs "
+        "Kubernetes elsewhere. So: run services on EKS with managed node groups.",
+    )
+    assert in_force([earlier, later]) == ["run services on EKS with managed node groups"]
+
+
 def test_an_earlier_mention_of_the_option_does_not_retire_a_later_decision():
     # "instead of X" said first does not undo a decision for X taken afterwards.
     first = decision("Redis instead of Memcached for sessions", session=1, moment=100.0)

@@ -240,6 +240,7 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         return "decision"
     if (
         role == "user"
+        and " wants " in clause  # the substring first: the regex would be tried on every clause
         and _TEAM_POSITION.match(clause)
         and phrases.UNSETTLED.search(emit.turn.content)
     ):

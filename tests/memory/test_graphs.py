@@ -1,5 +1,7 @@
 """Graph persistence and incremental extraction against the database."""
 
+from dataclasses import replace
+
 import pytest
 from django.db import IntegrityError, transaction
 
@@ -68,10 +70,8 @@ def test_a_saved_graph_loads_back_identical(session):
 def test_a_loaded_graph_with_a_live_link_renders_its_resume(session):
     """Edge types come back as EdgeType, as the resume reads them (it names each link)."""
     graph = sample_graph()
-    fix = decision("render PDFs with WeasyPrint", Status.COMPLETED, 4)
-    fix.type = NodeType.TASK
-    error = decision("the invoice PDF is blank", Status.FAILED, 2)
-    error.type = NodeType.ERROR
+    fix = replace(decision("render PDFs with WeasyPrint", Status.COMPLETED, 4), type=NodeType.TASK)
+    error = replace(decision("the invoice PDF is blank", Status.FAILED, 2), type=NodeType.ERROR)
     graph.nodes.update({fix.key: fix, error.key: error})
     link = Edge(fix.key, error.key, EdgeType.FIXES, recorded_at=1_700_000_300.0)
     graph.edges[link.key] = link

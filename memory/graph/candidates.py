@@ -47,6 +47,11 @@ class SessionState:
     # only those are compared, which keeps de-duplication linear in the session's length.
     seen: dict[tuple[NodeType, str], list[Seen]] = field(default_factory=dict)
     open_errors: list[OpenError] = field(default_factory=list)
+    # The content words of the latest assistant turn: what it put on the table for the user to
+    # take or turn down.
+    proposed: frozenset[str] = frozenset()
+    # The statements of that turn, in order: the options a user may adopt with "ok, do that".
+    proposals: list[str] = field(default_factory=list)
 
     def similar(self, node_type: NodeType, words: frozenset[str], share: float) -> Seen | None:
         checked: set[int] = set()

@@ -184,6 +184,16 @@ _REASON_OPENINGS = ("since ", "because ", "as ", "given that ", "seeing as ")
 _REASON_START = re.compile(r"\s(?:because|since)\s|,\s(?:as|given that|seeing as)\s")
 
 
+def _when_it_fails(clause: str, sentence: str, role: str) -> bool:
+    """ "When the job runs it crashes": what goes wrong after the moment it names; "When payments
+    fail we email the customer" names a failure only as the condition of a rule."""
+    body = labels.strip_filler(clause)  # "But when I call it ..."
+    if "?" in sentence or "," in body or not body[:5].lower().startswith("when "):
+        return False
+    after_condition = body.split(maxsplit=3)[-1]
+    return failures.is_problem(after_condition, role, agent=True)
+
+
 def _main_part(low: str) -> int:
     """Where the clause's own statement ends: "picked the van because the other still has to pass
     inspection" states a choice; what still has to happen is only its reason."""
@@ -203,6 +213,8 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     stripped = labels.strip_leading(clause)
     # The question test reads the clause with its subject: "let's do X" is no question, "do X?" is.
     asked = phrases.INTERROGATIVE.match(labels.strip_filler(clause))
+    if asked and _when_it_fails(clause, sentence, role):
+        asked = None  # "When the job runs it crashes.": a time, not a question
     if asked and role == "user" and _OWN_PLAN.match(stripped) and "?" not in sentence:
         return _pending(stripped, clause, sentence, emit)  # "will flip it on Monday": no question
     if asked and role == "user" and _DID_REPORT.match(stripped) and "?" not in sentence:
@@ -249,6 +261,10 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         decisions.decision(clause, sentence, emit, cue="position", conf=0.65)
         return "decision"
     cue = decisions.choice_cue(clause, stripped, low, role, opening=emit.turn.position == 0)
+    if (cue == "ruled_out" and decisions.declines(stripped, emit)) or (
+        cue == "preference" and emit.after_decision
+    ):
+        cue = ""  # an offer turned down; "..., I'd rather give the db room" gives the reason
     if cue and decisions.carries_out(stripped, emit):
         emit.task(stripped, Status.COMPLETED, sentence, cue="done")
         return "completed"
@@ -287,11 +303,19 @@ def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
     return ""
 
 
+# A clause whose subject comes first ("i keep getting logged out") is no imperative, whatever verb
+# follows the subject.
+_SUBJECT_FIRST = re.compile(r"^\s*(?:i|we|they|he|she|it)\s", re.IGNORECASE)
+
+
 def _problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if emit.quoted_error or emit.after_decision:
         return ""  # the quoted message is the error; a decision's reason is not a new problem
     request = labels.strip_leading(clause)
-    if role == "user" and (_REQUEST.match(request) or speakers.IMPERATIVE.match(request)):
+    if role == "user" and (
+        _REQUEST.match(request)
+        or (speakers.IMPERATIVE.match(request) and not _SUBJECT_FIRST.match(clause))
+    ):
         return ""  # "Look at the corrupt-database recovery path" asks for work, it reports nothing
     if emit.last_error_turn == emit.turn.position and _RATE.search(clause):
         return ""  # "Roughly one in four runs fails" measures the problem just stated
@@ -322,7 +346,9 @@ def announced_problem(clause: str, sentence: str, role: str, emit: Emitter) -> s
 
 # "the export that the managers asked for": a reporting verb inside a relative clause qualifies
 # the subject; the clause's own predicate still states the fact.
-_RELATIVE_BEFORE = re.compile(r"\b(?:that|which|who)(?: [\w'-]+){0,3} $")
+# "the part that everyone says", "see what he says": a relative clause or a question's object,
+# not speech reported.
+_RELATIVE_BEFORE = re.compile(r"\b(?:that|which|who)(?: [\w'-]+){0,3} $|\bwhat(?: [\w'-]+){1,2} $")
 # The one who will do planned work: an assistant's "the reviewer will look for X" predicts.
 _FIRST_PERSON_WILL = re.compile(r"\b(?:i|we)(?:'ll| will| shall)\b|\b(?:i|we) (?:\w+ )?will\b")
 # "Tomasz said he'd look at it": reported, but work promised.
@@ -332,7 +358,10 @@ _PROMISE = re.compile(
 
 
 # "added the field like you said": acting on the advice, not reporting what someone says.
-_AS_ADVISED = re.compile(r"\b(?:like|as) you (?:\w+ )?$|\bmy (?:gut|instinct|first instinct) $")
+# What the assistant said ("kept the 8 workers you said") or one's gut says is no third party's.
+_AS_ADVISED = re.compile(
+    r"\b(?:(?:like|as) )?you (?:\w+ )?$|\bmy (?:gut|instinct|first instinct) $"
+)
 
 
 _DELEGATED = re.compile(
@@ -395,7 +424,9 @@ def _may_state_problem(role: str, emit: Emitter) -> bool:
 _OBLIGATION = re.compile(
     r"^(?:next,? )?(?:we |i )?(?:still |also )?(?:need|needs|have|has|got) to\s+(?=\w)|"
     r"^(?:next )?up(?: for (?:me|us))? is\s+|^remind (?:me|us)(?: later)? to\s+|"
-    r"^(?:don't|do not) forget(?: to)?\s+",
+    r"^(?:don't|do not) forget(?: to)?\s+|"
+    # What is left of "I have to X", "I can X" once the subject is gone.
+    r"^(?:to|can)\s+(?=\w)",
     re.IGNORECASE,
 )
 

@@ -55,11 +55,81 @@ _JUSTIFIED_CHOICE = Guarded(
     re.compile(r"^(?:[\w.+#@/-]+\s+){0,2}[\w.+#@/-]+\s+(?:because|since)\s+\w"),
     ("because", "since"),
 )
-# A measurement, not a choice: "the build now takes 14 minutes instead of 4".
+# Users state many choices in a few words, without a choosing verb. Each pattern may follow an
+# opening ("ok,", "and yeah") and, for the terse picks, "I think we just".
+_OPENING = (
+    r"^(?:(?:and|also|so|but|ok|okay|yeah|yes|no|nah|right|then|fine|alright)[,.!]?\s+)*"
+    r"(?:i\s+(?:think|guess)\s+)?(?:(?:we|i)\s+(?:just\s+|can\s+just\s+)?(?=[a-z]))?"
+)
+# A thing ruled out: "No Horizon.", "not moving the tree online", "we won't retry them", "I don't
+# want to touch autovacuum", "skip localStorage", "leave the hot tub out".
+_RULED_OUT = re.compile(
+    _OPENING + r"(?:"
+    r"no\s+(?!\w+ing\b|(?:idea|luck|rush|problem|problems|worries|need|way|thanks|clue|changes?|one|longer|"
+    r"more|matter|doubt|sign|errors?|issues?|response|reply|output|joy|dice|success|data|results?|"
+    r"difference|effect|improvement|progress|news|word|answer|access|internet|connection|signal|"
+    r"space|time|hurry|pressure|kidding|wonder|surprise|big|such|other|real|further|new|less|"
+    r"worse|better|matches|records?|emails?|messages?|logs?|warnings?|crash(?:es)?|failures?|"
+    r"complaints|reason|chance|money|budget|room)\b)[\w./+-]+(?:\s+[\w./+-]+){0,3}\s*[.!]?$|"
+    r"not\s+(?:moving|using|adding|doing|touching|changing|upgrading|migrating|switching|shipping|"
+    r"building|keeping|buying|hiring|renewing|publishing|paying|supporting|including|bothering|"
+    r"splitting|merging|going with|putting|storing|enabling|exposing|offering|selling|booking)\b|"
+    r"(?:i|we)\s*(?:will\s+not|won't|'ll\s+not|am\s+not\s+going\s+to|are\s+not\s+going\s+to|"
+    r"'m\s+not\s+going\s+to|'re\s+not\s+going\s+to|aren't\s+going\s+to)\s+(?:add|use|correct|"
+    r"touch|change|support|migrate|move|ship|build|retry|renew|fix|keep|include|publish|pay|buy|"
+    r"hire|bother|enable|expose|store|send|split|merge|upgrade|install|switch|run|offer|accept|"
+    r"allow|book|sell|print|rewrite|refactor|automate)\b|"
+    r"(?:i|we)\s+(?:don't|do\s+not)\s+want\s+to\s+(?:add|use|touch|change|move|ship|build|"
+    r"pay|buy|hire|store|send|split|merge|upgrade|install|switch|run|offer|depend|maintain|"
+    r"deal|expose|rely|lock|host)\b|"
+    r"(?:don't|do\s+not)\s+(?:retry|use|add|bother|touch|include|ship|merge|migrate|upgrade|"
+    r"install|enable|expose|store|send|cache|support|change|move|split|rename|delete|remove|drop|"
+    r"publish|share|translate|shrink|rewrite|hardcode|commit|deploy)\b|"
+    # A standing rule in the negative: "we don't shrink the font".
+    r"(?:we|i)\s+(?:don't|do\s+not)\s+(?:shrink|use|store|send|ship|deploy|support|accept|allow|"
+    r"cache|log|track|sell|charge|offer|keep|retry|translate|rename|expose|publish|print|delete|"
+    r"share)\b|"
+    r"skip\s+(?!(?:it|that|this|ahead|to|over|past|the\s+rest)\b)\w|"
+    r"leave\s+(?:\S+\s+){1,4}?out\b)"
+)
+# A pick in a few words: "switch the queue to Redis", "make it one NAT gateway", "I'm treating the
+# 1851 baptism as ours", "my intention is to let Harlow pull the permit", "Minimum iOS 17", "Token
+# goes in Keychain", "SwiftData, not Core Data", "we only give marketing the rank, not the score".
+_USER_CHOICE = re.compile(
+    _OPENING + r"(?:"
+    r"switch\s+(?:\S+\s+){1,4}?to\s+\S|"
+    r"make\s+it\s+(?:a|an|one|two|three|the|\d)\b|"
+    r"(?:i'm|we're|i\s+am|we\s+are)\s+(?:treating|counting|calling|taking)\s.+\sas\s|"
+    r"(?:my|our|the)\s+(?:intention|plan|idea),?(?:\s+[\w,]+){0,6}?\s+is\s+to\s+\w|"
+    r"(?:my|our)\s+plan\s+(?:is|was)\s+(?!(?:that|to|still|not|good|fine|done|ok)\b)\w|"
+    r"(?:i'd|i\s+would|we'd|we\s+would)\s+like\s+[^,;]{2,40},\s+not\s+\w|"
+    r"(?:i|we)\s+want\s+(?!to\b)[^,;]{2,40}\s+only\b|"
+    r"(?:minimum|min|maximum|max|target)\s+(?:(?!(?:is|was|are|were|of|at)\b)[a-z][\w.-]*\s+){1,3}"
+    r"v?\d|"
+    r"[\w-]+(?:\s+[\w-]+){0,2}\s+(?:goes|go|will\s+go|will\s+live|will\s+sit)\s+"
+    r"in(?:to)?\s+(?!(?:effect|force|production|prod)\b)\S|"
+    r"(?![^,]*\b(?:is|are|was|were|has|have|had|does|did|it's)\b)"
+    r"[\w./+#-]+(?:\s+[\w./+#-]+){0,3},\s+not\s+[\w./+#-]+(?:\s+[\w./+#-]+){0,2}\s*[.!]?$)|"
+    r"\bonly\s[^,;]{2,40},\s+not\s+(?:the\s+|a\s+|an\s+)?[\w-]+(?:\s+[\w-]+)?\s*[.!]?$"
+)
+# A preference stated as one's own: "Having thought it over, I would rather file it myself"; "I'd
+# rather not" mostly turns an offer down.
+_PREFERS = re.compile(
+    r"\b(?:i|we)(?:\s+would|'d)\s+(?:rather|prefer)\s+(?!not\b|(?:say|know|ask|wait|check|"
+    r"hear|understand|find|figure|learn|see|be|have)\b)\w"
+)
+# The stance that opens a stated intention, and is no part of the option.
+_STANCE = re.compile(
+    r"^(?:my|our|the)\s+(?:intention|plan|idea),?(?:\s+[\w,]+){0,6}?\s+is\s+to\s+", re.IGNORECASE
+)
+# A measurement or a symptom, not a choice: "the build now takes 14 minutes instead of 4".
 _MEASUREMENT = Twin(
     re.compile(
         r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose|shows?)\b[^.;]*\d|"
-        r"\d\S* (?:\S+ ){0,3}?instead of (?:the )?[£$€]?\d"
+        r"\d\S* (?:\S+ ){0,3}?instead of (?:the )?[£$€]?\d|"
+        # A wrong result, not a choice: "the chart shows last month's data instead of this month's".
+        r"\b(?:shows?|showed|displays?|displayed|returned|prints?|printed|renders?|rendered|"
+        r"charged) (?:\S+ ){1,6}?instead of\b"
     )
 )
 # A choice said not to be made yet: "we haven't decided if raw keeps event_date", "no idea yet
@@ -127,13 +197,33 @@ def choice_cue(clause: str, stripped: str, low: str, role: str, opening: bool = 
         or phrases.DECISION_CASED.search(clause)
         or (not opening and phrases.TEAM_PRACTICE.search(low))
     )
-    if role == "user":
-        chooses = chooses or bool(
-            _JUSTIFIED_CHOICE.match(stripped) or _CONCLUDING_IMPERATIVE.match(clause)
+    if role == "user" and not chooses:
+        if _RULED_OUT.match(low):
+            return "ruled_out"
+        if _PREFERS.search(low):
+            return "preference"
+        chooses = bool(
+            _JUSTIFIED_CHOICE.match(stripped)
+            or _CONCLUDING_IMPERATIVE.match(clause)
+            or _USER_CHOICE.search(low)
         )
     if not chooses or _MEASUREMENT.search(low) or _NOT_DECIDED.search(low):
         return ""
     return "instruction" if role == "user" and _INSTRUCTION.match(stripped) else "choice_verb"
+
+
+def declines(clause: str, emit: Emitter) -> bool:
+    """ "No set lunch" after the assistant suggested one: an offer turned down, not a choice of
+    the user's own (what is ruled out there was never on the table)."""
+    words = labels.topic_words(clause) - _RULING_WORDS
+    proposed = emit.state.proposed
+    return bool(words) and sum(w in proposed for w in words) * 2 >= len(words)
+
+
+_RULING_WORDS = frozenset(
+    "no not nah don't won't want will we i skip leave out yeah ok okay also and so but just think "
+    "going to".split()
+)
 
 
 # A switch reported done: "Switched to the non-root user", "we moved over to Fastmail".
@@ -208,6 +298,10 @@ def decision(text: str, quote: str, emit: Emitter, cue: str, conf: float) -> Non
         if before is not None and before.evidence.position == emit.turn.position:
             before.reason = before.reason or labels.clean(text)
         return
+    stance = _STANCE.match(text)
+    if stance and "," in stance.group(0):
+        # "My intention, for now, is to let Harlow pull the permit": the option, not the aside.
+        text = text[stance.end() :]
     text, reason = _after_so(text)
     text, because = _reason(text, quote)
     reason = reason or because
@@ -321,3 +415,67 @@ def _restates(later: Candidate, switch: Candidate) -> bool:
         return False
     chosen = words.topic(switch.label) - words.topic(switch.replaces)
     return bool(chosen) and chosen <= words.topic(later.label)
+
+
+# A reply taking up what the assistant just proposed, without restating it: "ok, do that", "sounds
+# good, let's do it", "yes please", "go with your suggestion".
+_ADOPTS = re.compile(
+    r"^(?:(?:ok|okay|yes|yeah|yep|sure|great|perfect|fine|alright|agreed|good|cool|right|thanks|"
+    r"thank you)\b[,.!]*\s*)*(?:"
+    r"(?:(?:let's|we'll|i'll|please|then|just|so)\s+)*(?:do|go with|go for|use|take|try|apply|"
+    r"implement)\s+(?:that|it|this|those|them|yours|your (?:suggestion|idea|proposal|approach|"
+    r"version|fix|plan|option|recommendation))\b|"
+    r"(?:that|this|it)?\s*(?:sounds|looks) (?:good|great|right|fine|sensible|reasonable)\b|"
+    r"(?:that|this) works(?: for me)?\b|works for me\b|(?:yes|ok),? please\b|makes sense,"
+    r")",
+    re.IGNORECASE,
+)
+# A reply naming the proposed option it takes: "Influx + Grafana, yes", "token bucket sounds good".
+_ADOPTS_NAMED = re.compile(
+    r"^(?:(?:ok|okay|yes|yeah|so|then)[,.!]?\s+)?(?!(?:that|this|it|all|both|everything|sounds|"
+    r"looks)\b)([^,;.?!]{2,50}?),?\s+(?:yes|yep|please|sounds (?:good|great|right|fine)|"
+    r"looks (?:good|right|fine)|works for me|is fine)\b[^?]*$",
+    re.IGNORECASE,
+)
+# "Do the GenServer buffer, 500ms flush": one of the options offered, taken.
+_TAKES_ONE = re.compile(
+    r"^(?:(?:ok|okay|yes|yeah|so|then)[,.!]?\s+)?(?:let's\s+|we'll\s+|i'll\s+)?(?:do|take)\s+"
+    r"((?:the|your)\s+[^,;.?!]{3,60})",
+    re.IGNORECASE,
+)
+# How an assistant puts an option forward, before the option itself: "For retries I'd use X".
+_PROPOSING = re.compile(
+    r"^(?:(?:for|on|about|as for) [^,]{2,40}?,?\s+)?(?:(?:i'd|i would|i'd probably|i would probably)"
+    r"(?: (?:just|still|rather|personally))? (?:use|go with|pick|choose|keep|switch to|do|start with|"
+    r"add|put|set|run|make)|i (?:recommend|suggest)(?: (?:that )?(?:you|we))?|i'd (?:recommend|"
+    r"suggest)(?: (?:that )?(?:you|we))?|my (?:suggestion|recommendation) (?:is|would be)(?: to)?|"
+    r"(?:the )?(?:simplest|easiest|safest|cleanest|best) (?:fix|option|route|approach|way) "
+    r"(?:is|would be)(?: to)?|one option is(?: to)?|(?:you could|you can|you might|consider))\s+",
+    re.IGNORECASE,
+)
+
+
+def adopts(text: str, emit: Emitter) -> bool:
+    """A user adopting what the assistant proposed; the proposal becomes the decision.
+
+    "ok, do that" adopts the proposal itself; "token bucket sounds good" adopts the option it
+    names, when the assistant named it too. A question adopts nothing.
+    """
+    proposals = emit.state.proposals
+    if not proposals or "?" in text:
+        return False
+    named = _ADOPTS_NAMED.match(text) or _TAKES_ONE.match(text)
+    if named and not _ADOPTS.match(text):
+        option = named.group(1)
+        words = labels.topic_words(option)
+        if not words or sum(w in emit.state.proposed for w in words) * 2 < len(words):
+            return False
+        decision(text, text, emit, cue="adopted", conf=0.65)
+        return True
+    if not _ADOPTS.match(text):
+        return False
+    proposal = next((p for p in proposals if _PROPOSING.match(p)), None)
+    if proposal is None:
+        return False
+    decision(_PROPOSING.sub("", proposal, count=1), text, emit, cue="adopted", conf=0.6)
+    return True

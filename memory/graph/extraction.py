@@ -125,6 +125,9 @@ def _turn(turn: Turn, state: SessionState) -> list[Candidate]:
                 NodeType.FILE, path, Status.COMPLETED, line, cue="code_path", conf=0.8, clean=False
             )
     _references(segs, emit)
+    if turn.role == "assistant":
+        state.proposed = labels.content_words(segs.inline_text)
+        state.proposals = [s.text for s in segs.sentences[:MAX_SENTENCES_PER_TURN]]
     return decisions.without_restatements(out)
 
 
@@ -213,7 +216,10 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
     if role == "user" and decisions.accepts(text, decided_before):
         decisions.decision(decisions.accepted_option(text), text, emit, cue="acceptance", conf=0.65)
         return "decision"
-    return _clauses(text, role, emit)
+    kind = _clauses(text, role, emit)
+    if role == "user" and kind != "decision" and decisions.adopts(text, emit):
+        return "decision"  # "ok, do that": what the assistant proposed is decided
+    return kind
 
 
 def _clauses(text: str, role: str, emit: Emitter) -> str:

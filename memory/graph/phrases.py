@@ -973,7 +973,8 @@ PENDING = _lexicon(
     # Work promised by someone else: "she'll send it Thursday", "they'll review the draft".
     r"\b(?:he|she|they)(?:'ll| will) (?:also )?(?:send|write|review|check|look|finish|share|draft|"
     r"update|fix|call|email|ping|bring|sort|handle|book|order|schedule|prepare|test|deploy|merge|"
-    r"sign|approve|confirm|reply|get back|set up|follow up)\b",
+    r"sign|approve|confirm|reply|get back|set up|follow up|add|do|make|run|build|create|install|"
+    r"upload|print|post|ask|contact|collect|type up|measure|replace|move|cover|pick up)\b",
     # Work handed out: "the missing pages are assigned to the owning teams".
     r"\b(?:is|are|was|were|got|been) (?:now |already )?(?:assigned|handed|delegated) to\b",
     # A decision still to be taken by someone: "the head of school decides on the budget in January".
@@ -991,6 +992,23 @@ PENDING = _lexicon(
     # The subject dropped, as notes are written: "Need to order more boxes", "Have to redo X".
     r"^(?:still )?(?:need|have|got) to (?!be\b|say\b|admit\b|agree\b|wonder\b)[a-z]+",
     r"^remember to\b",
+    # The speaker's own obligation, with its subject: "I have to send a formal request", "we
+    # still need to renew the certificate"; not "I have to admit", "we need to decide".
+    r"\b(?:i|we) (?:still |also |really |first )?(?:need|have|got) to (?!be\b|say\b|admit\b|"
+    r"agree\b|wonder\b|decide\b|choose\b|pick\b|figure\b|think\b|know\b|understand\b|"
+    r"keep\b|stay\b|use\b|support\b|make sure\b|check whether\b)[a-z]+",
+    # Work offered by the speaker: "I can add the consent slip to Friday's newsletter".
+    r"\bi can (?:add|do|send|write|fix|take|handle|ask|call|email|book|update|set up|prepare|make|"
+    r"bring|print|order|draft)\b",
+    # Work set for a later day: "switching the TSV to raw counts is for tomorrow".
+    r"\b(?:is|are) for (?:tomorrow|later|next week|monday|tuesday|wednesday|thursday|friday|"
+    r"the weekend)\b",
+    r"\b(?:haven't|have not|hasn't|has not) (?:gotten|got) to it\b",
+    r"\b(?:still|is|are) outstanding\b",
+    # Someone else's part, on a named day: "designer sends it Wednesday".
+    r"\b(?:sends|brings|delivers|renews|reviews|signs|returns|installs|measures|collects) "
+    r"(?:it|them|the \w+) (?:on |by |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday|tomorrow|week)\b",
     # Not done yet, in the passive: "the allergen labels haven't been updated for the new recipe".
     r"\b(?:haven't|hasn't|have not|has not) (?:yet )?been (?:[a-z]+ed|done|written|redone|rewritten|"
     r"set up)\b",
@@ -1017,9 +1035,12 @@ PENDING_CASED = Guarded(
         r"(?!going\b|seeing\b|getting\b|having\b|saying\b|asking\b)[a-z][a-z-]+ing\b|"
         # A named person taking work on: "Marta from customer success will tag the reasons".
         # Not a plural opening the sentence ("Dashboards will query with FINAL").
-        r"^(?!"
+        r"^(?:(?!"
         + _PRONOUN
-        + r")[A-Z][a-z]+(?<![b-df-hj-np-tv-z]s)(?: (?:from|in|on) (?:the |our |my )?[\w -]{2,30}?)? will "
+        + r")[A-Z][a-z]+(?<![b-df-hj-np-tv-z]s)|[A-Z]{2,5}|(?:[Mm]y|[Oo]ur) (?:brother|sister|"
+        r"daughter|son|wife|husband|colleague|manager|boss|lead|partner|friend|designer|developer|"
+        r"admin|accountant|lawyer|contractor))(?: (?:from|in|on) (?:the |our |my )?[\w -]{2,30}?|"
+        r", [^,]{3,40},)? will "
         r"(?!be\b|have\b|probably\b|likely\b|never\b|not\b|want\b|need\b|like\b|love\b|hate\b)[a-z]+|"
         # "he's handling its updates", "she's writing the FAQ".
         r"^(?:he|she)(?:'s| is) (?!going\b|seeing\b|getting\b|having\b|saying\b|asking\b|"
@@ -1178,6 +1199,39 @@ ERROR = _lexicon(
     r"posting|renewing|tracking|recording|publishing|indexing)\b",
     # Money or goods short: "the supplier shorted us", "overcharged every customer".
     r"(?:shorted|short-?changed|short-?shipped) (?:us|me|them|the)\b",
+    # An error status met: "when I call it I get a 500", "we hit a 429 on every retry".
+    r"(?:get|gets|got|see|seeing|saw|hit|hitting) (?:a |an )?(?:http )?[45]\d\d\b"
+    + BY_DESIGN_STATUS,
+    # What a system will not do, in the words of the one it fails: "the portal will not accept my
+    # parcel number", "the watch won't pair", "the cron job didn't run last night".
+    r"(?:will not|won't|wouldn't|would not|doesn't|does not|didn't|did not|can't|cannot) "
+    r"(?:accept|arrive|go through|sync|pick up|recogni[sz]e|register|trigger|calculate|deliver|"
+    r"pair|authenticate|resolve|mount|let me|allow me)\b",
+    r"(?:job|cron|script|task|backup|build|tests?|pipeline|workflow|service|timer|hook|report|"
+    r"sync|import|export)s? (?:\w+ )?(?:didn't|did not|doesn't|does not|won't|never) run"
+    r"(?= (?:last|this|yesterday|today|on|at|overnight|again|since)\b|\s*[.!,;]|\s*$)",
+    # A record given the wrong standing: "the portal lists the application as incomplete".
+    r"(?:lists?|listed|marks?|marked|shows?|showed|flags?|flagged) (?:\S+ ){1,4}?as (?:incomplete|"
+    r"invalid|rejected|failed|expired|unpaid|missing|duplicates?|spam|offline|down|overdue|"
+    r"cancell?ed|inactive|unverified)\b",
+    r"(?:a |an )?(?:warning|error)s? (?:\w+ )?in the (?:console|logs?|browser|terminal)\b",
+    r"(?:notes|files|data|records|photos|emails|messages|entries|rows|changes|settings|contacts|"
+    r"images|documents|comments|posts|orders|invoices|uploads|backups|logs|bookmarks|events) "
+    r"(?:\w+ )?(?:are|were|is|was|went|have gone|has gone) (?:all )?(?:gone|missing)\b",
+    # Times and things out of place: "the appointments moved by an hour", "it loops back to the
+    # login page", "customers are seeing each other's carts", "the page just spins".
+    r"(?:moved|shifted|jumped) by (?:an?|one|two|\d+) (?:hours?|days?)\b",
+    r"loops? back (?:to|into)\b",
+    r"see(?:s|ing)? (?:each other's|other (?:users|people|customers|tenants|patients)'?s?|"
+    r"someone else's)\b",
+    r"just spins\b",
+    r"(?:prints?|printed|printing) (?:\w+ )?(?:blank|garbled|wrong)\b",
+    r"(?:flickers?|flickering|flashes)\b",
+    r"deadlock\w*",
+    # A wrong result in place of the right one: "the chart shows last month's data instead of
+    # this month's".
+    r"(?:shows?|showed|displays?|displayed|returns?|returned|prints?|printed|renders?|rendered|"
+    r"sends?|sent|charges?|charged) (?:\S+ ){1,6}?instead of\b(?! (?:the )?[£$€]?\d)",
     r"(?:over|under|double)charg(?:es|ed|ing)\b",
     r"duplicat(?:es|ed|ing) (?:every|all|each|some|the|our) (?:\w+ )?(?:rows?|records?|entries|"
     r"events|orders|transactions|invoices|lines|payments|emails|messages)\b",

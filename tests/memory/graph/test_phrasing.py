@@ -2096,3 +2096,128 @@ def test_a_failure_in_plain_words_is_an_error(text: str) -> None:
 )
 def test_the_same_words_stating_no_failure_are_no_error(text: str) -> None:
     assert _labels(text, NodeType.ERROR) == []
+
+
+# ----- terse choices: ruled out, picked in a few words -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("No third-party wrapper.", "No third-party wrapper"),
+        ("And no Horizon, we don't need the dashboard.", "no Horizon"),
+        ("Not moving the tree online, I want the data private.", "Not moving the tree online"),
+        ("We will not correct old invoices automatically.", "not correct old invoices"),
+        ("I don't want to touch autovacuum settings without her.", "touch autovacuum settings"),
+        ("Don't rename the service, two teams call it.", "Don't rename the service"),
+        ("For the German, we don't shrink the font.", "don't shrink the font"),
+        ("Switch the queue to Redis.", "Switch the queue to Redis"),
+        ("i think we just make it a writable store", "make it a writable store"),
+        ("Minimum iOS 17.", "Minimum iOS 17"),
+        ("Token goes in Keychain.", "Token goes in Keychain"),
+        ("Persistence: SwiftData, not Core Data.", "SwiftData, not Core Data"),
+        ("For the campaign we only give marketing the rank, not the score.", "only give marketing"),
+        ("Having thought it over, I would rather file it myself.", "rather file it myself"),
+        ("I'm treating the 1851 baptism as ours.", "treating the 1851 baptism as ours"),
+        ("My intention, at least for now, is to let Harlow pull the permit.", "let Harlow pull"),
+        ("My plan was one big blast to the whole list.", "one big blast to the whole list"),
+        ("I think we'll offer him 15% and see what he says.", "offer him 15%"),
+    ],
+)
+def test_a_choice_in_a_few_words_is_a_decision(text: str, label: str) -> None:
+    decisions = _labels(text, NodeType.DECISION)
+    assert any(label in d for d in decisions), decisions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "No idea why it does that.",
+        "No rush on the report.",
+        "No problem, thanks!",
+        "Don't worry about the tests.",
+        "Max is 2.3M, nowhere near the limit.",
+        "order_id is per order, not per line.",
+        "I'd rather understand why before we change it.",
+        "The client lives in src/cache/redis.ts.",
+    ],
+)
+def test_a_few_words_that_choose_nothing_are_no_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == []
+
+
+def _reply(proposal: str, reply: str) -> list[str]:
+    turns = [
+        Turn(0, "user", "Let's get going."),
+        Turn(1, "assistant", proposal),
+        Turn(2, "user", reply),
+    ]
+    return [c.label for c in extract(turns) if c.type == NodeType.DECISION]
+
+
+def test_a_reply_adopting_the_proposal_decides_what_was_proposed() -> None:
+    proposal = "For retries I'd use the retry interceptor, 3 attempts, backoff from 100ms."
+    assert _reply(proposal, "ok, do that.") == [
+        "the retry interceptor, 3 attempts, backoff from 100ms"
+    ]
+    assert _reply(proposal, "Thanks, I'll think about it.") == []
+    assert _reply(proposal, "would that retry writes too?") == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "label"),
+    [
+        ("Influx + Grafana, yes", "Influx + Grafana"),
+        ("token bucket sounds good, let's do that.", "token bucket"),
+        ("Do the GenServer buffer, 500ms flush.", "GenServer buffer"),
+    ],
+)
+def test_a_reply_naming_one_of_the_options_offered_decides_it(reply: str, label: str) -> None:
+    proposal = (
+        "Two options: Influx + Grafana, or Prometheus. For the writes, a GenServer buffer with a "
+        "500ms flush, or a token bucket in the socket assigns."
+    )
+    assert any(label in d for d in _reply(proposal, reply))
+
+
+def test_an_option_the_assistant_offered_turned_down_is_no_decision() -> None:
+    offer = "A set lunch at a fixed price tends to fill quieter lunch services."
+    assert _reply(offer, "No set lunch, we tried it in 2023.") == []
+    assert _reply("Sure.", "No set lunch, we tried it in 2023.") == ["No set lunch"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "But when I call it I get a 500.",
+        "The zoning worksheet in the portal will not accept my parcel number.",
+        "The portal now lists the application as incomplete.",
+        "There's a warning in the console about hydration.",
+        "He says all my source notes are gone on his side.",
+        "All the Monday appointments moved by an hour.",
+        "On Safari it loops back to the login page.",
+        "i keep getting logged out every few minutes",
+        "the cron job didn't run last night",
+        "Customers are seeing each other's carts.",
+        "The printer only prints blank pages.",
+        "The chart shows last month's data instead of this month's.",
+        "When the job runs it crashes.",
+        "the page just spins",
+        "The jobs table kept deadlocking under load.",
+    ],
+)
+def test_a_symptom_in_plain_words_is_an_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), _one(text)
+    assert _labels(text, NodeType.DECISION) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "When payments fail we email the customer.",
+        "The CI job did not run dbt deps, Tomasz added the step.",
+        "The estimate shows 680 instead of 800.",
+    ],
+)
+def test_a_symptom_word_in_a_rule_or_a_cause_is_no_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == []

@@ -497,6 +497,13 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
         )
     if phrases.DONE_STATE.search(low):
         return stripped
+    passive = phrases.DONE_PASSIVE.search(low)
+    if (
+        passive
+        and not _CONDITION_BEFORE.search(low, 0, passive.start())
+        and not phrases.ERROR.search(low)
+    ):
+        return stripped
     if _PARTICIPLE_REPORT.match(low) and not phrases.ERROR.search(low):
         return stripped  # "Parquet written for the 10th", "already applied on staging"
     success = phrases.DONE_SUCCESS.search(low)

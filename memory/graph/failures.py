@@ -144,6 +144,11 @@ def _strongest(block: list[str]) -> list[tuple[str, str]]:
     if best is None:
         return []
     score, i = best
+    last = _last_cause(block, i, score)
+    if last:
+        return [
+            (label, block[i].strip()) for label in (error_line_label(block[i]),) if label
+        ] + last
     detail = _detail_after(block, i)
     if detail and score > 1 and _says_only_that(block[i]):
         lines = [detail]  # "Validate failed: ..." then "Migration checksum mismatch ...": the why
@@ -157,6 +162,19 @@ def _strongest(block: list[str]) -> list[tuple[str, str]]:
     else:
         lines = [block[i]]
     return [(label, line.strip()) for line in lines if (label := error_line_label(line))]
+
+
+_EXIT_CODE = re.compile(r"\bexit(?:ed with)? (?:code|status) \d+", re.IGNORECASE)
+
+
+def _last_cause(block: list[str], first: int, score: int) -> list[tuple[str, str]]:
+    """The last failure line as strong as the first, when the output goes on past the first to
+    another: the wrapped cause ("Caused by: ...", the deepest exception) that people name."""
+    for j in range(len(block) - 1, first, -1):
+        if _line_score(block[j]) >= max(score, 3) and not _EXIT_CODE.search(block[j]):
+            label = error_line_label(block[j])
+            return [(label, block[j].strip())] if label else []
+    return []
 
 
 def _says_only_that(line: str) -> bool:

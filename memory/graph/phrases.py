@@ -782,6 +782,7 @@ DONE_STATE = _lexicon(
     r"approved|submitted|indexed|backfilled|restored|archived|patched|booked|paid|ordered|"
     r"delivered|assembled|mounted|painted|planted|poured|printed|framed|hung)\b",
     r"(?:went|turned|is|are) green\b",
+    r"\b(?:ran|came back|went through|passed) clean(?:ly)?\b",
     # Out and checked: "the onboarding flow is out in the wild", "the invoices look right this time".
     r"(?:is|are) (?:now )?out in the wild\b",
     r"\blooks? (?:right|correct|good|fine) (?:now|this time)\b",
@@ -840,6 +841,31 @@ DONE_STATE = _lexicon(
     r"(?:merged|shipped|landed|"
     r"deployed|released|moved|finished|went out)\b.*\b(?:yesterday|this morning|earlier today|"
     r"last (?:week|night|month))\b",
+)
+
+# Any participle reporting a step taken: "the savings account is reconciled", "the accounts are
+# mapped", "the employees have been invited", "Bio is sent"; not one that describes ("the file is
+# based on", "the API is rate limited", "the job is scheduled", "the rest is scattered").
+DONE_PASSIVE = _lexicon(
+    r"(?:is|are|has been|have been) (?:now |already |all |also |finally )?(?!(?:based|called|named|"
+    r"located|used|supposed|needed|required|allowed|expected|limited|related|interested|"
+    r"concerned|involved|associated|designed|intended|blocked|locked|stuck|delayed|tied|capped|"
+    r"hosted|stored|owned|managed|scheduled|planned|focused|worried|confused|excited|pleased|"
+    r"annoyed|tired|bored|surprised|convinced|aimed|meant|priced|sized|rated|grouped|keyed|"
+    r"partitioned|encrypted|deprecated|outdated|unused|paused|disabled|skipped|ignored|"
+    r"hardcoded|reserved|crowded|packed|mixed|nested|cached|compressed|shared|mirrored|"
+    r"versioned|pinned|exposed|gated|restricted|protected|reported|complicated|dated|detailed|"
+    r"advanced|experienced|qualified|scattered|computed|calculated|confirmed|churned|killed|"
+    r"referenced|defined|derived|generated|triggered|charged|billed|counted|measured|"
+    r"estimated|assumed|considered|treated|handled|covered|included|excluded|listed|"
+    r"displayed|rendered|formatted|labelled|labeled|tagged|marked|flagged|set|unexpected|"
+    r"undefined|unsigned|unpaid|unfinished|unresolved|unreleased|unmerged|untested)\b)"
+    # The participle ends its clause, or a time, a place or the next clause follows it.
+    r"[a-z]{3,}ed(?:\s*[.!]?$|\s+(?:and|but|so|now|already|too|as well|yesterday|today|this|"
+    r"last|on (?:staging|prod|production|all)|to (?:the|our|all|self-))\b)",
+    r"(?:is|are|has been|have been) (?:now |already |all |also |finally )?(?:sent|posted|"
+    r"connected|mapped|invited|reconciled)\b(?!\s+(?:inline|by|via|through|as|when|if|every|"
+    r"from)\b)",
 )
 
 # Something working as it should, said of a named subject: "sync works between my phone and iPad",

@@ -235,6 +235,23 @@ def test_fatal_error_line_in_pasted_output_is_the_error() -> None:
     assert _labels(_one(text), NodeType.ERROR) == ["fatal error: concurrent map writes"]
 
 
+def test_output_that_goes_on_to_its_cause_gives_the_cause_as_well() -> None:
+    text = (
+        "the nightly run died:\n```\nERROR 1 --- [main] o.s.b.c.s.AbstractStep : Encountered an "
+        "error executing step reconStep\n  at org.example.Recon.run(Recon.java:41)\n"
+        "Caused by: org.postgresql.util.PSQLException: FATAL: terminating connection due to "
+        "idle-in-transaction timeout\n```"
+    )
+    errors = _labels(_one(text), NodeType.ERROR)
+    assert len(errors) == 2
+    assert "terminating connection due to idle-in-transaction timeout" in errors[1]
+    exit_code = (
+        "it failed:\n```\nError: build failed: missing module\n"
+        "Error: Process completed with exit code 1\n```"
+    )
+    assert _labels(_one(exit_code), NodeType.ERROR) == ["Error: build failed: missing module"]
+
+
 def test_exception_from_an_exceptions_module_outranks_a_generic_error_line() -> None:
     text = (
         "the export job died:\n```\n[09:12:44] {worker.py:88} ERROR - Job failed with exception\n"

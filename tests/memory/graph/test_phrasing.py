@@ -2221,3 +2221,33 @@ def test_a_symptom_in_plain_words_is_an_error(text: str) -> None:
 )
 def test_a_symptom_word_in_a_rule_or_a_cause_is_no_error(text: str) -> None:
     assert _labels(text, NodeType.ERROR) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The savings account is reconciled.",
+        "The accruals journal is posted: electricity £640, review fee £4,800.",
+        "Bio is sent, I used your draft with small edits.",
+        "The QuickBooks sync is connected and the accounts are mapped.",
+        "The employees have been invited to self-onboard.",
+        "The migration ran clean on staging.",
+        "And the French proof came back clean from Élodie.",
+    ],
+)
+def test_a_step_reported_in_the_passive_is_work_done(text: str) -> None:
+    assert _labels(text, NodeType.TASK), _one(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The file is based on the old template.",
+        "The app is called Notely.",
+        "The API is rate limited to 100 requests.",
+        "On Xiaomi the worker never runs when the app is killed.",
+        "Confirmation emails are sent inline in the POST.",
+    ],
+)
+def test_a_participle_that_describes_is_no_work_done(text: str) -> None:
+    assert _labels(text, NodeType.TASK) == []

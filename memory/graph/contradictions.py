@@ -56,7 +56,8 @@ _BESIDE = Folded(
 _TENTATIVE = re.compile(
     r"\b(?:lean(?:ing)?\s+(?:toward|towards|to)|i'?d\s+(?:go|lean|say|probably|rather|pick)"
     r"|(?:i'?m|we'?re)\s+thinking|thinking\s+(?:of|about)|probably|maybe|might|for\s+now"
-    r"|plan\s+(?:was|is)\s+to|i\s+figured|tentative\w*|i\s+guess|considering|seemed\s+like)\b",
+    r"|plan\s+(?:was|is)\s+to|i\s+figured|tentative\w*|i\s+guess|considering|seemed\s+like"
+    r"|try|trying)\b",
     re.IGNORECASE,
 )
 # Phrases presenting a choice as where things started ("started with polling the ADC")...
@@ -68,6 +69,10 @@ _STARTED = (
 # on its topic usually replaces it.
 _PROVISIONAL = Folded(
     rf"\b(?:{_STARTED}|at\s+(?:the\s+)?first|right\s+now|for\s+now|pencil(?:l?ed)?\s+in)\b"
+)
+# The narrowest kind: a choice said to hold only for the moment ("polylang free for now").
+_FOR_NOW = Folded(
+    r"\b(?:for\s+now|for\s+the\s+moment|for\s+the\s+time\s+being|pencil(?:l?ed)?\s+in)\b"
 )
 # A figure revised: "extending the grace period to 12 months", "we cut the ask to $62k".
 _REVISED_FIGURE = Folded(
@@ -231,6 +236,14 @@ def judge(
         started = [(n, s) for n, s in pool if _STARTING_POINT.search(s.label)]
         if started and is_switch(candidate.label):
             node, old = max(started, key=lambda p: p[1].position)
+            return [_supersede(node, old, new, candidate)]
+        # "polylang free for now" ... "switching to wpml": a switch, not a trial, moves on from the
+        # choice that was only meant for the moment, whatever its words.
+        for_now = [
+            (n, s) for n, s in pool if s.position < new.position and _FOR_NOW.search(s.label)
+        ]
+        if for_now and is_switch(candidate.label) and not _TENTATIVE.search(candidate.label):
+            node, old = max(for_now, key=lambda p: p[1].position)
             return [_supersede(node, old, new, candidate)]
         return []
     for node, old in _ranked(new, strong):

@@ -170,7 +170,10 @@ _REASON_ONLY = re.compile(r"^(?:because|since|given that|so that|due to)\b", re.
 # The option dropped, named before the one taking its place: "scrapped Jenkins, going with X".
 _DROPPED_FIRST = re.compile(
     r"^(?:so\s+|ok\s+)?(?:scrap(?:ped)?|scratch|ditch(?:ed)?|mov(?:ed|ing) off|forget)\s+"
-    r"(?!that\b|this\b|it\b)([^,;]{2,60}?)\s*[,;]\s+(?:and\s+|so\s+)?(.{4,})$",
+    r"(?!that\b|this\b|it\b)([^,;]{2,60}?)\s*[,;]\s+(?:and\s+|so\s+)?(.{4,})$|"
+    # "I remove Ceph and make ZFS on each node": the old option taken out, the new one put in.
+    r"^(?:so\s+|ok\s+)?(?:remove|drop|rip out|get rid of|take out)\s+(?!that\b|this\b|it\b|them\b)"
+    r"([^,;]{2,40}?)\s+and\s+((?:make|use|go with|set up|do|switch to|move to|put|run)\s.{3,})$",
     re.IGNORECASE,
 )
 _FROM_TO = Twin(
@@ -206,6 +209,7 @@ def choice_cue(clause: str, stripped: str, low: str, role: str, opening: bool = 
             _JUSTIFIED_CHOICE.match(stripped)
             or _CONCLUDING_IMPERATIVE.match(clause)
             or _USER_CHOICE.search(low)
+            or _DROPPED_FIRST.match(stripped)
         )
     if not chooses or _MEASUREMENT.search(low) or _NOT_DECIDED.search(low):
         return ""
@@ -309,7 +313,10 @@ def decision(text: str, quote: str, emit: Emitter, cue: str, conf: float) -> Non
     lead = _DROPPED_FIRST.match(labels.strip_leading(text))
     if lead:
         # "scratch Sidekiq, we'll do Solid Queue": the old option first, the new one after it.
-        replaces, text = labels.clean(lead.group(1)), lead.group(2)
+        old, text = (
+            (lead.group(1), lead.group(2)) if lead.group(1) else (lead.group(3), lead.group(4))
+        )
+        replaces = labels.clean(old)
     r = None if lead else phrases.REPLACES.search(text)
     if r:
         group = next(i for i, g in enumerate(r.groups(), 1) if g)

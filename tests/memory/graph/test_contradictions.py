@@ -559,6 +559,40 @@ def test_a_switch_revises_the_decision_said_to_hold_for_now_over_a_closer_match(
     assert s.decision("no S3 in the staging account").status == Status.COMPLETED
 
 
+def test_a_switch_with_no_word_in_common_moves_on_from_the_choice_made_for_now():
+    s = Session()
+    s.say("Polylang free for now.", decision("polylang free for now", 0))
+    s.say("The newsletter goes out monthly.", decision("the newsletter goes out monthly", 0))
+    s.say("Switching to WPML.", decision("switching to WPML", 0))
+    assert s.decision("polylang free for now").status == Status.SUPERSEDED
+    assert s.decision("the newsletter goes out monthly").status == Status.COMPLETED
+
+
+def test_a_trial_does_not_move_on_from_the_choice_made_for_now():
+    s = Session()
+    s.say(
+        "Keep the fetching in onMount for now.", decision("keep the fetching in onMount for now", 0)
+    )
+    s.say(
+        "Let's try moving the orders page to a load function.",
+        decision("try moving the orders page to a load function", 0),
+    )
+    assert s.decision("keep the fetching in onMount for now").status == Status.COMPLETED
+
+
+def test_taking_one_option_out_and_putting_another_in_replaces_it():
+    graph = build_graph(
+        [
+            Turn(0, "user", "We'll go with Ceph on the NVMe disks."),
+            Turn(1, "assistant", "Ceph needs a fast network between the nodes."),
+            Turn(2, "user", "So I remove Ceph and make ZFS on each node."),
+        ]
+    )
+    (transition,) = graph.transitions
+    assert "Ceph" in transition.old_label
+    assert transition.new_label.startswith("make ZFS on each node")
+
+
 def test_a_message_leaving_open_whether_an_earlier_choice_stays_contests_the_two():
     s = Session()
     s.say(

@@ -466,23 +466,76 @@ def adopts(text: str, emit: Emitter) -> bool:
     """A user adopting what the assistant proposed; the proposal becomes the decision.
 
     "ok, do that" adopts the proposal itself; "token bucket sounds good" adopts the option it
-    names, when the assistant named it too. A question adopts nothing.
+    names, when the assistant named it too; "Model actor." or "yes, paging." echoes one of the
+    options offered. A question adopts nothing.
     """
     proposals = emit.state.proposals
     if not proposals or "?" in text:
         return False
-    named = _ADOPTS_NAMED.match(text) or _TAKES_ONE.match(text)
+    named = _ADOPTS_NAMED.match(text) or _TAKES_ONE.match(text) or _OPTION_THEN_ADOPTED.match(text)
     if named and not _ADOPTS.match(text):
-        option = named.group(1)
-        words = labels.topic_words(option)
-        if not words or sum(w in emit.state.proposed for w in words) * 2 < len(words):
+        if not _offered(named.group(1), emit):
             return False
         decision(text, text, emit, cue="adopted", conf=0.65)
         return True
-    if not _ADOPTS.match(text):
+    if _ADOPTS.match(text):
+        proposal = next((p for p in proposals if _PROPOSING.match(p)), None)
+        if proposal is None:
+            return False
+        decision(_PROPOSING.sub("", proposal, count=1), text, emit, cue="adopted", conf=0.6)
+        return True
+    return _echoes(text, emit)
+
+
+def _offered(option: str, emit: Emitter) -> bool:
+    """Whether most of the option's words were in the assistant's latest turn."""
+    found = labels.topic_words(option)
+    return bool(found) and sum(w in emit.state.proposed for w in found) * 2 >= len(found)
+
+
+def _echoes(text: str, emit: Emitter) -> bool:
+    """ "Model actor.", "ok, interceptor, 3 attempts.", "we'll compute proration in the updater
+    then": a short reply repeating one of the options just offered takes it. The option is the
+    offer that says it, unless the reply itself says enough."""
+    body = _REPLY_OPENING.sub("", text.strip(), count=1).rstrip(" .!")
+    found = labels.topic_words(body)
+    if not found or len(body.split()) > 8 or _NOT_AN_OPTION.search(body):
         return False
-    proposal = next((p for p in proposals if _PROPOSING.match(p)), None)
-    if proposal is None:
+    if _VERB_LIKE.search(body) and not body.endswith(" then"):
         return False
-    decision(_PROPOSING.sub("", proposal, count=1), text, emit, cue="adopted", conf=0.6)
+    offers = [p for p in emit.state.proposals if _OFFERS.search(p)]
+    if not offers:
+        return False
+    offer = max(offers, key=lambda p: len(found & labels.topic_words(p)))
+    if len(found & labels.topic_words(offer)) * 5 < len(found) * 3:
+        return False
+    option = body if len(found) >= 3 else _PROPOSING.sub("", offer, count=1)
+    decision(option, text, emit, cue="adopted", conf=0.6)
     return True
+
+
+# A sentence putting options forward: "I'd use X", "two options: X or Y", "X is cleaner".
+_OFFERS = re.compile(
+    r"\b(?:i'd|i would|recommend|suggest|options?|alternative|either|you could|or|instead|"
+    r"cleaner|simpler|safer|better|prefer)\b",
+    re.IGNORECASE,
+)
+# A reply reporting or describing, not naming an option: "done, temp then replace", "mostly large
+# accounts", "not a historic district", "omg both links connected".
+_NOT_AN_OPTION = re.compile(
+    r"\b(?:done|mostly|not|no|both|all|checked|tried|added|fixed|connected|works?|working|"
+    r"omg|lol|thanks)\b|\w+ed\b",
+    re.IGNORECASE,
+)
+
+
+_REPLY_OPENING = re.compile(
+    r"^(?:(?:ok|okay|yes|yeah|yep|sure|fine|right|alright|perfect|great|good|so)\b[,.!]*\s*)+",
+    re.IGNORECASE,
+)
+# "relay heats in the morning is smart, let's do that": the option named, then taken.
+_OPTION_THEN_ADOPTED = re.compile(
+    r"^(?:(?:ok|okay|yes|yeah)[,.!]?\s+)?([^,;.?!]{3,60}?)\s+(?:is|sounds|seems|looks)\s+\w+,\s+"
+    r"(?:so\s+)?(?:let's\s+)?(?:do|go with|take)\s+(?:that|it)\b",
+    re.IGNORECASE,
+)

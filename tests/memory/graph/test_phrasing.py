@@ -2180,6 +2180,38 @@ def test_a_reply_naming_one_of_the_options_offered_decides_it(reply: str, label:
     assert any(label in d for d in _reply(proposal, reply))
 
 
+@pytest.mark.parametrize(
+    ("offer", "reply", "label"),
+    [
+        (
+            "For retries I'd use the retry interceptor, 3 attempts, backoff from 100ms.",
+            "ok, interceptor, 3 attempts.",
+            "retry interceptor, 3 attempts",
+        ),
+        ("For a notes app the model actor is cleaner long-term.", "Model actor.", "model actor"),
+        (
+            "I'd compute the proration ourselves in the updater.",
+            "Okay, we'll compute proration in the updater then.",
+            "compute proration in the updater",
+        ),
+    ],
+)
+def test_a_reply_echoing_the_option_offered_takes_it(offer: str, reply: str, label: str) -> None:
+    assert any(label in d for d in _reply(offer, reply)), _reply(offer, reply)
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("Which accounts churn the most, large or small?", "Mostly large accounts."),
+        ("Both corosync links should come up once the VLAN is fixed.", "omg both links connected"),
+        ("The temperature reads 24 degrees when the room is 18.", "Room temperature sensor."),
+    ],
+)
+def test_a_reply_sharing_words_with_the_last_turn_takes_no_option(said: str, reply: str) -> None:
+    assert _reply(said, reply) == []
+
+
 def test_an_option_the_assistant_offered_turned_down_is_no_decision() -> None:
     offer = "A set lunch at a fixed price tends to fill quieter lunch services."
     assert _reply(offer, "No set lunch, we tried it in 2023.") == []

@@ -433,9 +433,22 @@ _OBLIGATION = re.compile(
 
 def _pending(stripped: str, clause: str, sentence: str, emit: Emitter) -> str:
     status = Status.IN_PROGRESS if phrases.IN_PROGRESS.search(clause) else Status.PENDING
+    if _NO_WORK.search(stripped) or sentence.rstrip().endswith(clause.rstrip() + ":"):
+        return ""  # "Mensah is back on Thursday", "don't know yet", "Two things are left:"
     if not paths.names_only_files(stripped):
         emit.task(_OBLIGATION.sub("", stripped), status, sentence, cue="deferral")
     return "pending"
+
+
+# What is said of work without being work: someone's whereabouts, a choice not made, a bare status
+# of something named before.
+_NO_WORK = re.compile(
+    r"^(?:[\w.]+\s+){1,2}(?:is|'s|are)\s+(?:back|away|off|out|on (?:holiday|vacation|leave))\b|"
+    r"\b(?:haven't|have not|hasn't|has not|not)\s+(?:yet\s+)?(?:made up (?:my|our|his|her|their) "
+    r"minds?|decided)\b|^(?:i\s+|we\s+)?(?:don't|do not)\s+know\b|"
+    r"^(?:still\s+)?(?:open|pending|not (?:\w+ed|done|started) yet)[.!]*$",
+    re.IGNORECASE,
+)
 
 
 def _pending_cased(clause: str) -> bool:

@@ -2283,3 +2283,17 @@ def test_a_step_reported_in_the_passive_is_work_done(text: str) -> None:
 )
 def test_a_participle_that_describes_is_no_work_done(text: str) -> None:
     assert _labels(text, NodeType.TASK) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mensah is back on Thursday.",
+        "Still open.",
+        "still haven't made up my mind on that one",
+        "don't know yet",
+        "Two things are left for later:",
+    ],
+)
+def test_what_is_said_of_work_without_being_work_is_no_task(text: str) -> None:
+    assert _labels(text, NodeType.TASK) == []

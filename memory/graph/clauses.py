@@ -435,8 +435,11 @@ def _pending(stripped: str, clause: str, sentence: str, emit: Emitter) -> str:
     status = Status.IN_PROGRESS if phrases.IN_PROGRESS.search(clause) else Status.PENDING
     if _NO_WORK.search(stripped) or sentence.rstrip().endswith(clause.rstrip() + ":"):
         return ""  # "Mensah is back on Thursday", "don't know yet", "Two things are left:"
+    task = _OBLIGATION.sub("", stripped)
+    if len(task.split()) < 2:
+        return ""  # "so we need to dedupe": too little to tell the task by
     if not paths.names_only_files(stripped):
-        emit.task(_OBLIGATION.sub("", stripped), status, sentence, cue="deferral")
+        emit.task(task, status, sentence, cue="deferral")
     return "pending"
 
 

@@ -108,7 +108,12 @@ _WORK_VERBS = frozenset(
 _TEAM_POSITION = re.compile(
     r"^(?:[Tt]he )?(?!(?:I|[Ww]e|[Yy]ou|[Tt]hey|[Ii]t|[Hh]e|[Ss]he|[Tt]his|[Tt]hat|[Nn]obody|"
     r"[Ee]veryone|[Ss]omeone)\b)[A-Za-z][\w-]*(?: [a-z]+){0,2}(?:,[^,]{3,40},| \([^)]{2,40}\))? "
-    r"wants (?!to (?:know|see|ask|check|understand|talk|discuss|meet|chat|hear)\b)"
+    r"(?:wants (?!to (?:know|see|ask|check|understand|talk|discuss|meet|chat|hear)\b)|"
+    r"(?:thinks|says|said|feels) (?:that )?(?:we|it|they|you) should\b|would like\b|'d like\b|"
+    r"prefers\b|insists on\b)"
+)
+_POSITION_VERB = re.compile(
+    r" (?:wants|thinks|says|said|feels|would like|'d like|prefers|insists) "
 )
 # "will flip it to enforcing on Monday" plans work; "will it hold up" asks.
 _OWN_PLAN = re.compile(
@@ -236,6 +241,17 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         return "error"
     if emit.advisory:
         return ""
+    if (
+        role == "user"
+        and _POSITION_VERB.search(low)  # the substring first: the regex is long
+        and _TEAM_POSITION.match(clause)
+        and phrases.UNSETTLED.search(emit.turn.content)
+    ):
+        # "Ops wants the window on Sunday. That part is not settled.", "Lena thinks we should
+        # record the demo instead. I'm not sure.": someone's position in a choice still open
+        # (where no choice is open, a team that wants X states a requirement).
+        decisions.decision(clause, sentence, emit, cue="position", conf=0.65)
+        return "decision"
     if _reported(low):
         return _problem(clause, sentence, role, emit)  # what others say is no task of ours
     if phrases.DEFERRAL.search(low[: _main_part(low)]) and not _DONE_TODAY.search(low):
@@ -249,16 +265,6 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if role == "user" and decisions.concludes(clause):
         option = decisions.accepted_option(clause)
         decisions.decision(option, sentence, emit, cue="conclusion", conf=0.65)
-        return "decision"
-    if (
-        role == "user"
-        and " wants " in clause  # the substring first: the regex would be tried on every clause
-        and _TEAM_POSITION.match(clause)
-        and phrases.UNSETTLED.search(emit.turn.content)
-    ):
-        # "Ops wants the window on Sunday. That part is not settled.": a team's position in a
-        # choice still open (where no choice is open, a team that wants X states a requirement).
-        decisions.decision(clause, sentence, emit, cue="position", conf=0.65)
         return "decision"
     cue = decisions.choice_cue(clause, stripped, low, role, opening=emit.turn.position == 0)
     if (cue == "ruled_out" and decisions.declines(stripped, emit)) or (

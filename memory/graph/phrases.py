@@ -1499,7 +1499,15 @@ UNSETTLED = Folded(
     r"|(?:team|we)\s+(?:splits?|are\s+split)|argue\s+it\s+out|backed\s+down|torn\s+between"
     r"|not\s+sure\s+which|unclear\s+which|(?:still\s+)?(?:need|have)\s+to\s+decide"
     r"|(?:still\s+)?open\s+again|up\s+in\s+the\s+air|open\s+question"
-    r"|nothing(?:'s|\s+is)\s+final|not\s+final\s+yet)\b"
+    r"|nothing(?:'s|\s+is)\s+final|not\s+final\s+yet"
+    # The speaker's own choice left open: "haven't made up my mind", "I'll sleep on it", "we did
+    # not finish this discussion", "she has a point", "I said I'd think about it".
+    r"|(?:haven'?t|have\s+not|not|never)\s+(?:yet\s+)?made\s+up\s+(?:my|our|his|her|their)\s+minds?"
+    r"|(?:did\s+not|didn'?t)\s+(?:yet\s+)?(?:decide|finish\s+(?:this|the)\s+discussion)"
+    r"|(?:i'?ll|i\s+will|let\s+me|i'?d)\s+(?:sleep\s+on\s+it|think\s+about\s+it)"
+    r"|(?:she|he|they)\s+(?:has|have)\s+a\s+point|on\s+the\s+fence"
+    r"|not\s+sure\s+(?:that'?s\s+right|about\s+(?:that|this|it))|i'?m\s+not\s+sure(?=[,.!])"
+    r")\b"
 )
 
 # Questions people type without a question mark ("what else is slow", "any idea what changed").

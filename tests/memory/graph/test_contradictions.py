@@ -680,6 +680,21 @@ def _contested_pairs(*messages: str) -> set[frozenset[str]]:
             ),
             {"Ops wants the window on Sunday at 02:00", "The app team wants Saturday at 22:00"},
         ),
+        (
+            (
+                "We do the demo live, that's what people remember.",
+                "Lena thinks we should record the demo instead of live. I'm not sure, live is "
+                "more fun.",
+            ),
+            {"do the demo live", "Lena thinks we should record the demo instead of live"},
+        ),
+        (
+            (
+                "I'm treating the 1851 baptism as ours.",
+                "So for now I'm going with the 1852 baptism after all. Haven't made up my mind.",
+            ),
+            {"treating the 1851 baptism as ours", "going with the 1852 baptism"},
+        ),
     ],
 )
 def test_positions_in_a_choice_said_to_be_open_are_contested(messages, pair):

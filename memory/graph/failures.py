@@ -410,13 +410,18 @@ _UNAMBIGUOUS = Guarded(
         r"oom[- ]?kill)|"
         r"\b(?:came|comes?) back (?:with|as) (?:the |a )?wrong\b|"
         r"\b(?:nobody|no one|no-one) can (?:log in|sign in|access|open|reach|connect|pay|check out)\b|"
+        # Something that should have come and did not: "web-07 never got the deploy key".
+        r"\bnever (?:got|received) (?:the|a|an|any|their|its|his|her|our|my)\b(?! (?:\w+ )?round)|"
+        r"\b(?:two|three|2|3) (?:\w+ )?(?:emails|messages|notifications|invoices|charges|copies|"
+        r"texts) each\b|"
         r"\bby (?:mistake|accident)\b|\b(?:went|goes) out short\b",
     ),
     # A word of each branch, in order (lower-case, like the text the pattern reads).
     (
         "keep|return|crash|hangs|blows up|blew up|fell over|falls over|timing out|times out|slip|"
         "dropped|working|oom|backs up|backed up|backing up|came back|comes back|come back|"
-        "nobody can|no one can|no-one can|by mistake|by accident|out short"
+        "nobody can|no one can|no-one can|never got|never received| each|by mistake|by accident|"
+        "out short"
     ).split("|"),
 )
 

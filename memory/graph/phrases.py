@@ -1166,8 +1166,15 @@ ERROR = _lexicon(
     r"stretched|squashed|upside down)\b",
     r"drops? (?:the |its |my |our )?(?:connection|signal|wi-?fi|call|session)s?\b",
     r"(?:isn't|aren't|is not|are not|wasn't|weren't|won't|'s not|'re not) (?:loading|saving|working|starting|"
-    r"connecting|rendering|updating|syncing|showing|compiling|building|running|responding|firing)\b",
+    r"connecting|rendering|updating|syncing|showing|compiling|building|running|responding|firing|"
+    r"hitting|matching|triggering|arriving|printing|pairing|scanning|refreshing|uploading|"
+    r"downloading|booting|counting)\b",
     r"is not (?:a function|defined)\b",
+    # Sent more than once to each: "tito sent the early birds two confirmation emails each".
+    r"(?:two|three|2|3) (?:\w+ )?(?:emails|messages|notifications|invoices|charges|copies|texts) "
+    r"each\b",
+    r"(?:los(?:e|es|ing)|lost) (?:a |the |my |our |all (?:my |our |the )?)?(?:paragraph|work|"
+    r"changes|progress|edits|draft|notes)\b",
     r"cannot read propert",
     r"segfault\w*",
     r"segmentation fault",

@@ -2236,6 +2236,10 @@ def test_an_option_the_assistant_offered_turned_down_is_no_decision() -> None:
         "When the job runs it crashes.",
         "the page just spins",
         "The jobs table kept deadlocking under load.",
+        "Tito sent the early birds two confirmation emails each.",
+        "web-07 and web-11 never got the deploy key.",
+        "But the cache isn't hitting.",
+        "I lost a paragraph when the portal timed me out.",
     ],
 )
 def test_a_symptom_in_plain_words_is_an_error(text: str) -> None:

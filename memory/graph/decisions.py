@@ -71,7 +71,8 @@ _RULED_OUT = re.compile(
     r"space|time|hurry|pressure|kidding|wonder|surprise|big|such|other|real|further|new|less|"
     r"worse|better|matches|records?|emails?|messages?|logs?|warnings?|crash(?:es)?|failures?|"
     r"complaints|reason|chance|money|budget|room)\b)[\w./+-]+(?:\s+[\w./+-]+){0,3}\s*[.!]?$|"
-    r"not\s+(?:moving|using|adding|doing|touching|changing|upgrading|migrating|switching|shipping|"
+    r"(?:(?:we're|we\s+are|i'm|i\s+am)\s+)?not\s+(?=\w+\s+(?!(?:it|that|this|them)\b))"
+    r"(?:moving|using|adding|doing|touching|changing|upgrading|migrating|switching|shipping|renewing|"
     r"building|keeping|buying|hiring|renewing|publishing|paying|supporting|including|bothering|"
     r"splitting|merging|going with|putting|storing|enabling|exposing|offering|selling|booking)\b|"
     r"(?:i|we)\s*(?:will\s+not|won't|'ll\s+not|am\s+not\s+going\s+to|are\s+not\s+going\s+to|"
@@ -101,6 +102,11 @@ _USER_CHOICE = re.compile(
     # The arrangement in the present: "We do the demo live", "we map it to 3001 for the demo".
     r"we\s+(?:do|map|host|keep|send|store)\s+(?:the|it|them|our|this|that)\s+\w+\s+\w|"
     r"make\s+it\s+(?:a|an|one|two|three|the|\d)\b|"
+    # One of the options, picked: "fine, the blue one", "go for the annual billing", "Mobile gets
+    # the dark mode first".
+    r"(?:the|that)\s+[\w-]+(?:\s+[\w-]+)?\s+one\s*[.!]?$|"
+    r"go\s+for\s+(?:the|a|an)\s+(?!(?:walk|run|drink|coffee|lunch|dinner|ride|swim|beer|break)\b)\w|"
+    r"[\w-]+(?:\s+[\w-]+)?\s+gets?\s+(?:the\s+)?[\w -]{2,30}\s+first\b|"
     r"(?:i'm|we're|i\s+am|we\s+are)\s+(?:treating|counting|calling|taking)\s.+\sas\s|"
     r"(?:my|our|the)\s+(?:intention|plan|idea),?(?:\s+[\w,]+){0,6}?\s+is\s+to\s+\w|"
     r"(?:my|our)\s+plan\s+(?:is|was)\s+(?!(?:that|to|still|not|good|fine|done|ok)\b)\w|"

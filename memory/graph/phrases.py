@@ -387,7 +387,16 @@ DECISION = _lexicon(
     # An option prevailing, or the talk closed on it: "the oak flooring won out over the tiles",
     # "unless someone objects that's what we do", "so that's settled".
     r"\b(?:won|wins|winning) out\b",
-    r"\bthat's what we(?:'re| are)? (?:do|doing|go with|going with|use|using)\b",
+    r"\bthat's what (?:we(?:'re| are)?|the [\w -]{2,30}|everyone|everything) (?:do|doing|go with|"
+    r"going with|use|uses|using)\b",
+    # A vote or a go-ahead: "the vote came out 4-1 for the Thursday slot", "the offsite is a go".
+    r"\bvote (?:came out|went|was) [\w-]+ (?:for|in favou?r of)\b",
+    r"\b(?:is|it's) a go\b",
+    # Closed for good: "Tabs over spaces, end of discussion."
+    r"\b(?:end of discussion|final answer|non-negotiable|no debate)\b",
+    # Scope cut: "Cutting the iPad version from v1", "we're dropping IE11 support".
+    r"^(?:we're |we are |we'll be |i'm )?(?:cutting|dropping|shelving|descoping|sunsetting|"
+    r"deprecating) (?:the |our )?[\w.-]+(?: [\w.-]+){0,3} (?:from|support|out of)\b",
     r"\b(?:that's|that is|it's) settled\b",
     r"\bthe plan now is\b",
     # "Swapping Trello for Linear next sprint": one tool for another, the switch itself.

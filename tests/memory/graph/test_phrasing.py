@@ -2122,6 +2122,14 @@ def test_the_same_words_stating_no_failure_are_no_error(text: str) -> None:
         ("My intention, at least for now, is to let Harlow pull the permit.", "let Harlow pull"),
         ("My plan was one big blast to the whole list.", "one big blast to the whole list"),
         ("I think we'll offer him 15% and see what he says.", "offer him 15%"),
+        ("fine, the blue one.", "the blue one"),
+        ("The vote came out 4-1 for the Thursday slot.", "Thursday slot"),
+        ("Cutting the iPad version from v1, not enough time.", "Cutting the iPad version"),
+        ("nah, we're not renewing the Datadog contract", "not renewing the Datadog contract"),
+        ("the Lisbon offsite is a go", "Lisbon offsite is a go"),
+        ("Mobile gets the dark mode first, web later.", "Mobile gets the dark mode first"),
+        ("Go for the annual billing, it saves 20%.", "annual billing"),
+        ("Tabs over spaces, end of discussion.", "Tabs over spaces"),
     ],
 )
 def test_a_choice_in_a_few_words_is_a_decision(text: str, label: str) -> None:

@@ -258,9 +258,9 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         if _BLOCKED.search(low):  # a blocker is work waiting and a problem standing in its way
             _problem(clause, sentence, role, emit)
         return _pending(stripped, clause, sentence, emit)
-    if role == "user" and _SOMEONE_DOING.match(clause):
+    if role == "user" and _SOMEONE_DOING.match(clause) and not failures.is_problem(clause, role):
         # "Kwame is moving the workflows to OIDC this sprint": work in someone's hands, even when
-        # it is worded like a choice.
+        # it is worded like a choice; "Search is returning deleted projects" is no one's work.
         return _pending(stripped, clause, sentence, emit)
     if role == "user" and decisions.concludes(clause):
         option = decisions.accepted_option(clause)
@@ -277,7 +277,7 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if cue:
         decisions.decision(clause, sentence, emit, cue=cue, conf=0.7)
         return "decision"
-    if _plans(low, role) or _pending_cased(clause):
+    if _plans(low, role) or (_pending_cased(clause) and not failures.is_problem(clause, role)):
         return _pending(stripped, clause, sentence, emit)
     done = _reports_done(stripped, clause, role) or _finding(stripped, role, emit)
     if done and emit.turn.position <= 1 and _IN_PLACE.search(done):

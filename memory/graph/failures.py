@@ -414,13 +414,16 @@ _UNAMBIGUOUS = Guarded(
         r"\bnever (?:got|received) (?:the|a|an|any|their|its|his|her|our|my)\b(?! (?:\w+ )?round)|"
         r"\b(?:two|three|2|3) (?:\w+ )?(?:emails|messages|notifications|invoices|charges|copies|"
         r"texts) each\b|"
+        r"\bdrops? every \w+ (?:message|request|packet|event|row|frame|call)\b|"
+        r"\bwent out with (?:the )?(?:wrong|old|last year's|outdated|an old|a wrong)\b|"
         r"\bby (?:mistake|accident)\b|\b(?:went|goes) out short\b",
     ),
     # A word of each branch, in order (lower-case, like the text the pattern reads).
     (
         "keep|return|crash|hangs|blows up|blew up|fell over|falls over|timing out|times out|slip|"
         "dropped|working|oom|backs up|backed up|backing up|came back|comes back|come back|"
-        "nobody can|no one can|no-one can|never got|never received| each|by mistake|by accident|"
+        "nobody can|no one can|no-one can|never got|never received| each|drop|went out|by mistake|"
+        "by accident|"
         "out short"
     ).split("|"),
 )

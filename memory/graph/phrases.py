@@ -967,7 +967,9 @@ DEFERRAL = _lexicon(
 
 # Plans and work not yet done, weaker than a choice verb in the same clause.
 PENDING = _lexicon(
-    r"\bworking on\b",
+    # "I'm working on the export", "still working on it"; not "got the VPN working on the Macs".
+    r"(?:^|\b(?:i'm|we're|i am|we are|he's|she's|they're|is|are|am|still|currently|been|now|"
+    r"and|but|so) )working on\b",
     r"\bnext up\b",
     r"^(?:don't|do not) forget\b",
     r"^remind (?:me|us)\b",
@@ -1182,6 +1184,20 @@ ERROR = _lexicon(
     # Sent more than once to each: "tito sent the early birds two confirmation emails each".
     r"(?:two|three|2|3) (?:\w+ )?(?:emails|messages|notifications|invoices|charges|copies|texts) "
     r"each\b",
+    # Kept out, let in, mixed up: "half our users can't upload photos", "users are getting logged
+    # into someone else's account", "the translations are mixed up", "Safari users see a blank
+    # page", "Two customers were charged for a cancelled subscription".
+    r"(?:can't|cannot|couldn't) (?:upload|log in|login|sign in|save|open|connect|print|access|pay|"
+    r"check out|download|reach)\b",
+    r"(?:into|in|to|see|sees|seeing) (?:someone|somebody) else's\b",
+    r"(?:are|is|got|get|gets) (?:all )?mixed up\b",
+    r"(?:see|sees|seeing|get|gets|getting) (?:a |an )?(?:blank|white|empty|black) (?:page|screen)\b",
+    r"(?:charged|billed|emailed|notified|invoiced) (?:\w+ ){0,3}(?:for|after|despite) (?:a |an |the |"
+    r"their )?(?:cancell?ed|refunded|deleted|closed|expired)\b",
+    r"(?:returns?|returning|shows?|showing|includes?|including|lists?|listing) (?:\w+ ){0,2}(?:from|"
+    r"for|of) (?:deleted|archived|cancell?ed|expired|disabled)\b",
+    r"(?:shows?|showed|turns?|turned) up (?:a day|an hour|\d+ \w+) (?:early|late)\b",
+    r"goes (?:crazy|haywire|nuts|berserk)\b",
     r"(?:los(?:e|es|ing)|lost) (?:a |the |my |our |all (?:my |our |the )?)?(?:paragraph|work|"
     r"changes|progress|edits|draft|notes)\b",
     r"cannot read propert",

@@ -9,7 +9,7 @@ import pytest
 
 from memory.graph import extraction
 from memory.graph.extraction import extract
-from memory.graph.types import Candidate, NodeType, Turn
+from memory.graph.types import Candidate, NodeType, Status, Turn
 
 
 @pytest.fixture(autouse=True)
@@ -2248,6 +2248,16 @@ def test_an_option_the_assistant_offered_turned_down_is_no_decision() -> None:
         "web-07 and web-11 never got the deploy key.",
         "But the cache isn't hitting.",
         "I lost a paragraph when the portal timed me out.",
+        "half our users can't upload photos since Tuesday",
+        "my laptop fan goes crazy whenever I run the tests",
+        "The sync drops every third message.",
+        "Dates show up a day early for anyone in Australia.",
+        "Our invoices went out with last year's VAT number.",
+        "Search is returning results from deleted projects.",
+        "Two customers were charged for a cancelled subscription.",
+        "Users are getting logged into someone else's account.",
+        "the translations are mixed up, German text shows on the French site",
+        "Safari users see a blank page after login.",
     ],
 )
 def test_a_symptom_in_plain_words_is_an_error(text: str) -> None:
@@ -2309,3 +2319,8 @@ def test_a_participle_that_describes_is_no_work_done(text: str) -> None:
 )
 def test_what_is_said_of_work_without_being_work_is_no_task(text: str) -> None:
     assert _labels(text, NodeType.TASK) == []
+
+
+def test_a_fix_got_working_is_work_done_not_work_in_progress() -> None:
+    text = "Finally got the VPN working on the office Macs."
+    assert [c.status for c in _one(text) if c.type == NodeType.TASK] == [Status.COMPLETED]

@@ -974,7 +974,14 @@ PENDING = _lexicon(
     r"^(?:don't|do not) forget\b",
     r"^remind (?:me|us)\b",
     # Work set after an event: "once the schema lands we should backfill the table".
-    r"^(?:once|after|as soon as) [^,]{3,60}?,? (?:we|i) (?:should|need to|have to|must)\b",
+    r"^(?:once|after|as soon as) [^,]{3,60}?,? (?:we|i) (?:should|need to|have to|must|can|will|"
+    r"'ll)\b",
+    # Work a thing is waiting for: "the old bucket can be deleted", "the README needs a section".
+    r"\bcan (?:then )?be (?:deleted|removed|dropped|archived|decommissioned|retired|shut down|"
+    r"turned off|cleaned up|merged|released|published)\b",
+    r"\bneeds (?:a|an|another|more|some) (?:new )?(?:section|test|tests|note|docs|fix|update|review|"
+    r"refactor|cleanup|migration|index|rewrite|comment|diagram|screenshot|example|paragraph|"
+    r"chapter|owner)\b",
     r"\bgotta\b",
     r"\bnext steps? (?:is|are)\b",
     r"\bthen (?:i'll|we'll)\b",
@@ -1060,6 +1067,8 @@ _PRONOUN = r"(?:He|She|It|We|You|They|This|That|There|Here|What|Who|Which|Everyo
 PENDING_CASED = Guarded(
     re.compile(
         r"\b(?:is|'s) on [A-Z][a-z]+\.?$|"
+        # "Priya is on the SSO piece this week": a piece of work in someone's hands.
+        r"^[A-Z][a-z]+ (?:is|'s) on (?:the )?[\w -]{2,30} (?:this|next) (?:week|sprint|month)\b|"
         # "Mei is scheduling it", "Grace in my team is handling the recovery", "Elif, our
         # counsel, is reviewing the DPA", "the labelling vendor is re-checking the images".
         r"^(?:(?!"

@@ -2324,3 +2324,16 @@ def test_what_is_said_of_work_without_being_work_is_no_task(text: str) -> None:
 def test_a_fix_got_working_is_work_done_not_work_in_progress() -> None:
     text = "Finally got the VPN working on the office Macs."
     assert [c.status for c in _one(text) if c.type == NodeType.TASK] == [Status.COMPLETED]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "once legal signs off we can publish the page",
+        "After the migration, the old bucket can be deleted.",
+        "Priya is on the SSO piece this week.",
+        "The README needs a section on deployment.",
+    ],
+)
+def test_work_waiting_on_something_is_pending(text: str) -> None:
+    assert [c.status for c in _one(text) if c.type == NodeType.TASK] == [Status.PENDING]

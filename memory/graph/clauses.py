@@ -364,6 +364,9 @@ _PROMISE = re.compile(
 
 
 # "added the field like you said": acting on the advice, not reporting what someone says.
+# "I say we keep it", "the ad will say 150 to 170": the speaker's own word or what a text is to
+# say, not a report.
+_OWN_SAY = re.compile(r"(?:\b(?:i|we|let's|will|should|must|to|can|could|would)|'d|'ll)\s+$")
 # What the assistant said ("kept the 8 workers you said") or one's gut says is no third party's.
 _AS_ADVISED = re.compile(
     r"\b(?:(?:like|as) )?you (?:\w+ )?$|\bmy (?:gut|instinct|first instinct) $"
@@ -380,7 +383,7 @@ def _reported(low: str) -> bool:
     m = phrases.REPORTED.search(low)
     if m is None or _RELATIVE_BEFORE.search(low, 0, m.start()):
         return False
-    if _AS_ADVISED.search(low, 0, m.start()):
+    if _AS_ADVISED.search(low, 0, m.start()) or _OWN_SAY.search(low, 0, m.start()):
         return False
     if low.startswith(("asked", "told"), m.start()) and _DELEGATED.match(low, m.end()):
         return False  # "I've asked Bilal to cut an exercise": work handed on, not speech reported

@@ -1524,7 +1524,7 @@ HEDGE = _lexicon(
 )
 
 # Reported speech: what someone else says or thinks is not the session's own fact.
-_REPORTING_VERBS = "says said tells told mentioned claims claimed thinks reckons asked".split()
+_REPORTING_VERBS = "says say said tells told mentioned claims claimed thinks reckons asked".split()
 REPORTED = Guarded(
     _lexicon(
         r"(?:" + "|".join(_REPORTING_VERBS) + r")\b(?! (?:it|that) (?:is|was) (?:done|fixed))"

@@ -2148,6 +2148,7 @@ def test_a_choice_in_a_few_words_is_a_decision(text: str, label: str) -> None:
         "order_id is per order, not per line.",
         "I'd rather understand why before we change it.",
         "The client lives in src/cache/redis.ts.",
+        "The docs say the limit is 100 requests per minute.",
     ],
 )
 def test_a_few_words_that_choose_nothing_are_no_decision(text: str) -> None:

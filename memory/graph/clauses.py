@@ -193,8 +193,12 @@ def _when_it_fails(clause: str, sentence: str, role: str) -> bool:
     """ "When the job runs it crashes": what goes wrong after the moment it names; "When payments
     fail we email the customer" names a failure only as the condition of a rule."""
     body = labels.strip_filler(clause)  # "But when I call it ..."
-    if "?" in sentence or "," in body or not body[:5].lower().startswith("when "):
+    if "?" in sentence or not body[:5].lower().startswith("when "):
         return False
+    if "," in body:
+        # "when i click on save, nothing happen"; not "when it times out, show the retry button".
+        after = body.split(",", 1)[1].strip()
+        return bool(phrases.ERROR.search(after.lower())) and not speakers.IMPERATIVE.match(after)
     after_condition = body.split(maxsplit=3)[-1]
     return failures.is_problem(after_condition, role, agent=True)
 

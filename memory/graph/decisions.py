@@ -99,6 +99,7 @@ _RULED_OUT = re.compile(
 _USER_CHOICE = re.compile(
     _OPENING + r"(?:"
     r"switch\s+(?:\S+\s+){1,4}?to\s+\S|"
+    r"(?:final|decision|verdict)\s*:\s*\S|"
     # The arrangement in the present: "We do the demo live", "we map it to 3001 for the demo".
     r"we\s+(?:do|map|host|keep|send|store)\s+(?:the|it|them|our|this|that)\s+\w+\s+\w|"
     r"make\s+it\s+(?:a|an|one|two|three|the|\d)\b|"

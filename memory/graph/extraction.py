@@ -227,12 +227,23 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
     emit.quoted_error = "`" in text and any(
         failures.is_error_message(m.group(1)) for m in _INLINE_CODE.finditer(text)
     )
-    announced, count_before = False, len(emit.out)
+    announced = announced_choice = False
+    count_before = len(emit.out)
     for clause in split_clauses(text):
         # What follows a decision in the same sentence is usually its reason, not a new problem.
         emit.after_decision = kind == "decision"
         if role == "user" and _announces(clause, text):
             announced = True  # "One problem: X": X is the problem, whatever its verb
+            continue
+        if role == "user" and _heads_a_choice(clause, text):
+            announced_choice = (
+                True  # "Verdict: Hetzner", "Final: 3 tiers" (a plan is no choice yet)
+            )
+            continue
+        if announced_choice:
+            announced_choice = False
+            decisions.decision(clause, text, emit, cue="announced", conf=0.7)
+            kind = before = "decision"
             continue
         own = clause
         if before and _PRONOUN_SUBJECT.match(labels.strip_leading(clause)):
@@ -264,6 +275,21 @@ def _unexplained(text: str, role: str, emit: Emitter) -> str:
     """ "One quiz was marked as extra credit, no idea how": what nobody can explain went wrong."""
     m = _UNEXPLAINED.search(text)
     return clauses.announced_problem(text[: m.start()], text, role, emit) if m else ""
+
+
+_CHOICE_HEADING = re.compile(
+    r"^(?:so,?\s+|ok,?\s+)?(?:the\s+|my\s+|our\s+)?(?:final|decision|verdict|conclusion|choice|"
+    r"call|final answer|outcome|resolution|decided)$",
+    re.IGNORECASE,
+)
+
+
+def _heads_a_choice(clause: str, sentence: str) -> bool:
+    """ "Final: 3 tiers, 9/29/99.": a word heading the choice that the text after its colon states."""
+    if len(clause) > 24 or not _CHOICE_HEADING.match(clause.strip()):
+        return False
+    end = sentence.find(clause) + len(clause)
+    return sentence[end : end + 1] == ":"
 
 
 def _announces(clause: str, sentence: str) -> bool:

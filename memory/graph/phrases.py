@@ -392,6 +392,15 @@ DECISION = _lexicon(
     # A vote or a go-ahead: "the vote came out 4-1 for the Thursday slot", "the offsite is a go".
     r"\bvote (?:came out|went|was) [\w-]+ (?:for|in favou?r of)\b",
     r"\b(?:is|it's) a go\b",
+    r"\b(?:is|are) off the table\b",
+    # "I decide to use MySQL": the present, as a non-native writer or a running log puts it.
+    r"\b(?:i|we) decide (?:to|on)\b",
+    # "sqlite's fine for now": enough, so kept.
+    r"^[\w.+-]+(?:'s| is) (?:fine|enough|good enough|ok|okay) (?:for now|for us|for this|for v1|"
+    r"for the mvp)\b",
+    # "ok we take the second option": one of the options, by its place.
+    r"\b(?:take|taking|pick|picking|go with|going with) (?:the )?(?:first|second|third|fourth|last|"
+    r"other|latter|former)(?: (?:one|option|route|approach|offer|quote|variant|proposal))?\b",
     # Closed for good: "Tabs over spaces, end of discussion."
     r"\b(?:end of discussion|final answer|non-negotiable|no debate)\b",
     # Scope cut: "Cutting the iPad version from v1", "we're dropping IE11 support".
@@ -1241,7 +1250,7 @@ ERROR = _lexicon(
     # Symptoms in plain words: "the button does nothing", "signups never reach the CRM", "users
     # get logged out", "the import chokes on semicolons", "the printer jams", "a redirect loop".
     r"(?:does|did) nothing\b(?! (?:to|about|for|else|but)\b)",
-    r"nothing (?:happens|happened)\b",
+    r"nothing (?:happens|happened|happen)\b",
     r"never (?:reach|reaches|reached|arrive|came|come|comes|make it|made it|went off|"
     r"goes off|go off|fire|fires|fired|get sent|got sent|sync|syncs|synced|load|start|starts|"
     r"started|save|saves|saved)\b",

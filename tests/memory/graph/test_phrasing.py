@@ -2130,6 +2130,12 @@ def test_the_same_words_stating_no_failure_are_no_error(text: str) -> None:
         ("Mobile gets the dark mode first, web later.", "Mobile gets the dark mode first"),
         ("Go for the annual billing, it saves 20%.", "annual billing"),
         ("Tabs over spaces, end of discussion.", "Tabs over spaces"),
+        ("ok we take the second option, is more simple for us", "take the second option"),
+        ("i decide to use the mysql because hosting support only this", "use the mysql"),
+        ("sqlite's fine for now", "sqlite's fine for now"),
+        ("the rewrite is off the table", "rewrite is off the table"),
+        ("Final: 3 tiers, 9/29/99.", "3 tiers"),
+        ("Verdict: Hetzner for the staging boxes.", "Hetzner for the staging boxes"),
     ],
 )
 def test_a_choice_in_a_few_words_is_a_decision(text: str, label: str) -> None:
@@ -2259,6 +2265,7 @@ def test_an_option_the_assistant_offered_turned_down_is_no_decision() -> None:
         "Users are getting logged into someone else's account.",
         "the translations are mixed up, German text shows on the French site",
         "Safari users see a blank page after login.",
+        "when i click on save, nothing happen",
     ],
 )
 def test_a_symptom_in_plain_words_is_an_error(text: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from memory.graph import failures, labels
 from memory.graph.types import Candidate, Evidence, NodeType, Status, Turn
@@ -39,6 +40,21 @@ class OpenError:
     position: int  # the turn that stated it
 
 
+class Offer:
+    """An assistant turn as options a user may take or turn down; read only when a reply needs it."""
+
+    def __init__(self, text: str, statements: list[str]) -> None:
+        self.text, self.statements = text, statements  # statements: the turn's sentences, in order
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        return labels.content_words(self.text)
+
+    def names(self, words: frozenset[str]) -> bool:
+        """Whether most of ``words`` were in the turn."""
+        return bool(words) and sum(w in self.words for w in words) * 2 >= len(words)
+
+
 @dataclass
 class SessionState:
     """What earlier turns left behind: labels per type (for de-duplication) and open errors."""
@@ -47,11 +63,8 @@ class SessionState:
     # only those are compared, which keeps de-duplication linear in the session's length.
     seen: dict[tuple[NodeType, str], list[Seen]] = field(default_factory=dict)
     open_errors: list[OpenError] = field(default_factory=list)
-    # The content words of the latest assistant turn: what it put on the table for the user to
-    # take or turn down.
-    proposed: frozenset[str] = frozenset()
-    # The statements of that turn, in order: the options a user may adopt with "ok, do that".
-    proposals: list[str] = field(default_factory=list)
+    # The latest assistant turn: what it put on the table for the user to take or turn down.
+    offer: Offer | None = None
 
     def similar(self, node_type: NodeType, words: frozenset[str], share: float) -> Seen | None:
         checked: set[int] = set()

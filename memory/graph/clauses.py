@@ -198,7 +198,7 @@ def _when_it_fails(clause: str, sentence: str, role: str) -> bool:
     if "," in body:
         # "when i click on save, nothing happen"; not "when it times out, show the retry button".
         after = body.split(",", 1)[1].strip()
-        return bool(phrases.ERROR.search(after.lower())) and not speakers.IMPERATIVE.match(after)
+        return bool(phrases.names_symptom(after.lower())) and not speakers.IMPERATIVE.match(after)
     after_condition = body.split(maxsplit=3)[-1]
     return failures.is_problem(after_condition, role, agent=True)
 
@@ -530,10 +530,10 @@ def _reports_done(stripped: str, clause: str, role: str) -> str:
     if (
         passive
         and not _CONDITION_BEFORE.search(low, 0, passive.start())
-        and not phrases.ERROR.search(low)
+        and not phrases.names_symptom(low)
     ):
         return stripped
-    if _PARTICIPLE_REPORT.match(low) and not phrases.ERROR.search(low):
+    if _PARTICIPLE_REPORT.match(low) and not phrases.names_symptom(low):
         return stripped  # "Parquet written for the 10th", "already applied on staging"
     success = phrases.DONE_SUCCESS.search(low)
     return stripped if success and success.start() > 0 and not _NEGATED.search(low) else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from memory.graph import labels, phrases, words
-from memory.graph.candidates import Emitter, Seen
+from memory.graph.candidates import Emitter, Offer, Seen
 from memory.graph.prefilter import Guarded, Twin
 from memory.graph.types import Candidate, Evidence, NodeType, Status
 
@@ -95,7 +95,7 @@ _RULED_OUT = re.compile(
 )
 # A pick in a few words: "switch the queue to Redis", "make it one NAT gateway", "I'm treating the
 # 1851 baptism as ours", "my intention is to let Harlow pull the permit", "Minimum iOS 17", "Token
-# goes in Keychain", "SwiftData, not Core Data", "we only give marketing the rank, not the score".
+# goes in Keychain", "SwiftData, not Core Data".
 _USER_CHOICE = re.compile(
     _OPENING + r"(?:"
     r"switch\s+(?:\S+\s+){1,4}?to\s+\S|"
@@ -118,7 +118,10 @@ _USER_CHOICE = re.compile(
     r"[\w-]+(?:\s+[\w-]+){0,2}\s+(?:goes|go|will\s+go|will\s+live|will\s+sit)\s+"
     r"in(?:to)?\s+(?!(?:effect|force|production|prod)\b)\S|"
     r"(?![^,]*\b(?:is|are|was|were|has|have|had|does|did|it's)\b)"
-    r"[\w./+#-]+(?:\s+[\w./+#-]+){0,3},\s+not\s+[\w./+#-]+(?:\s+[\w./+#-]+){0,2}\s*[.!]?$)|"
+    r"[\w./+#-]+(?:\s+[\w./+#-]+){0,3},\s+not\s+[\w./+#-]+(?:\s+[\w./+#-]+){0,2}\s*[.!]?$)"
+)
+# "we only give marketing the rank, not the score": searched only where ", not " is.
+_ONLY_NOT = re.compile(
     r"\bonly\s[^,;]{2,40},\s+not\s+(?:the\s+|a\s+|an\s+)?[\w-]+(?:\s+[\w-]+)?\s*[.!]?$"
 )
 # A preference stated as one's own: "Having thought it over, I would rather file it myself"; "I'd
@@ -212,12 +215,13 @@ def choice_cue(clause: str, stripped: str, low: str, role: str, opening: bool = 
     if role == "user" and not chooses:
         if _RULED_OUT.match(low):
             return "ruled_out"
-        if _PREFERS.search(low):
+        if (" rather " in low or " prefer " in low) and _PREFERS.search(low):
             return "preference"
         chooses = bool(
             _JUSTIFIED_CHOICE.match(stripped)
             or _CONCLUDING_IMPERATIVE.match(clause)
-            or _USER_CHOICE.search(low)
+            or _USER_CHOICE.match(low)
+            or (", not " in low and _ONLY_NOT.search(low))
             or _DROPPED_FIRST.match(stripped)
         )
     if not chooses or _MEASUREMENT.search(low) or _NOT_DECIDED.search(low):
@@ -228,9 +232,8 @@ def choice_cue(clause: str, stripped: str, low: str, role: str, opening: bool = 
 def declines(clause: str, emit: Emitter) -> bool:
     """ "No set lunch" after the assistant suggested one: an offer turned down, not a choice of
     the user's own (what is ruled out there was never on the table)."""
-    words = labels.topic_words(clause) - _RULING_WORDS
-    proposed = emit.state.proposed
-    return bool(words) and sum(w in proposed for w in words) * 2 >= len(words)
+    offer = emit.state.offer
+    return offer is not None and offer.names(labels.topic_words(clause) - _RULING_WORDS)
 
 
 _RULING_WORDS = frozenset(
@@ -286,7 +289,7 @@ def accepts(text: str, decided_before: bool) -> bool:
     if len(body.split()) < 3 or phrases.HEDGE.search(body.lower()) or _VERB_LIKE.search(body):
         return False
     low = body.lower()
-    deferred = phrases.DEFERRAL.search(low) or phrases.ERROR.search(low)
+    deferred = phrases.DEFERRAL.search(low) or phrases.names_symptom(low)
     return bool(_QUALIFIED.search(low)) and not (phrases.INTERROGATIVE.match(body) or deferred)
 
 
@@ -453,6 +456,8 @@ _ADOPTS_NAMED = re.compile(
     r"looks (?:good|right|fine)|works for me|is fine)\b[^?]*$",
     re.IGNORECASE,
 )
+# The words of assent ``_ADOPTS_NAMED`` ends with: a scan for them spares most replies its regex.
+_NAMES_ASSENT = re.compile(r"\b(?:yes|yep|please|sounds|looks|works for me|is fine)\b")
 # "Do the GenServer buffer, 500ms flush": one of the options offered, taken.
 _TAKES_ONE = re.compile(
     r"^(?:(?:ok|okay|yes|yeah|so|then)[,.!]?\s+)?(?:let's\s+|we'll\s+|i'll\s+)?(?:do|take)\s+"
@@ -478,47 +483,48 @@ def adopts(text: str, emit: Emitter) -> bool:
     names, when the assistant named it too; "Model actor." or "yes, paging." echoes one of the
     options offered. A question adopts nothing.
     """
-    proposals = emit.state.proposals
-    if not proposals or "?" in text:
+    offer = emit.state.offer
+    if offer is None or "?" in text:
         return False
-    named = _ADOPTS_NAMED.match(text) or _TAKES_ONE.match(text) or _OPTION_THEN_ADOPTED.match(text)
+    low = text.lower()
+    named = (
+        (_NAMES_ASSENT.search(low) and _ADOPTS_NAMED.match(text))
+        or _TAKES_ONE.match(text)
+        or (", " in text and _OPTION_THEN_ADOPTED.match(text))
+    )
     if named and not _ADOPTS.match(text):
-        if not _offered(named.group(1), emit):
+        if not offer.names(labels.topic_words(named.group(1))):
             return False
         decision(text, text, emit, cue="adopted", conf=0.65)
         return True
     if _ADOPTS.match(text):
-        proposal = next((p for p in proposals if _PROPOSING.match(p)), None)
+        proposal = next((p for p in offer.statements if _PROPOSING.match(p)), None)
         if proposal is None:
             return False
         decision(_PROPOSING.sub("", proposal, count=1), text, emit, cue="adopted", conf=0.6)
         return True
-    return _echoes(text, emit)
+    return len(text) < 80 and len(text.split()) <= 10 and _echoes(text, offer, emit)
 
 
-def _offered(option: str, emit: Emitter) -> bool:
-    """Whether most of the option's words were in the assistant's latest turn."""
-    found = labels.topic_words(option)
-    return bool(found) and sum(w in emit.state.proposed for w in found) * 2 >= len(found)
-
-
-def _echoes(text: str, emit: Emitter) -> bool:
+def _echoes(text: str, offer: Offer, emit: Emitter) -> bool:
     """ "Model actor.", "ok, interceptor, 3 attempts.", "we'll compute proration in the updater
     then": a short reply repeating one of the options just offered takes it. The option is the
     offer that says it, unless the reply itself says enough."""
     body = _REPLY_OPENING.sub("", text.strip(), count=1).rstrip(" .!")
-    found = labels.topic_words(body)
-    if not found or len(body.split()) > 8 or _NOT_AN_OPTION.search(body):
+    if len(body.split()) > 8 or _NOT_AN_OPTION.search(body):
         return False
     if _VERB_LIKE.search(body) and not body.endswith(" then"):
         return False
-    offers = [p for p in emit.state.proposals if _OFFERS.search(p)]
+    found = labels.topic_words(body)
+    if not found or not offer.names(found):
+        return False
+    offers = [p for p in offer.statements if _OFFERS.search(p)]
     if not offers:
         return False
-    offer = max(offers, key=lambda p: len(found & labels.topic_words(p)))
-    if len(found & labels.topic_words(offer)) * 5 < len(found) * 3:
+    best = max(offers, key=lambda p: len(found & labels.topic_words(p)))
+    if len(found & labels.topic_words(best)) * 5 < len(found) * 3:
         return False
-    option = body if len(found) >= 3 else _PROPOSING.sub("", offer, count=1)
+    option = body if len(found) >= 3 else _PROPOSING.sub("", best, count=1)
     decision(option, text, emit, cue="adopted", conf=0.6)
     return True
 
@@ -536,8 +542,6 @@ _NOT_AN_OPTION = re.compile(
     r"omg|lol|thanks)\b|\w+ed\b",
     re.IGNORECASE,
 )
-
-
 _REPLY_OPENING = re.compile(
     r"^(?:(?:ok|okay|yes|yeah|yep|sure|fine|right|alright|perfect|great|good|so)\b[,.!]*\s*)+",
     re.IGNORECASE,

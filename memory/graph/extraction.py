@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from memory.graph import clauses, decisions, failures, labels, markers, paths, phrases, speakers
-from memory.graph.candidates import Emitter, SessionState
+from memory.graph.candidates import Emitter, Offer, SessionState
 from memory.graph.prefilter import Guarded, Twin
 from memory.graph.sentences import Segments, Sentence, segment, split_clauses
 from memory.graph.types import Candidate, NodeType, Status, Turn
@@ -126,8 +126,9 @@ def _turn(turn: Turn, state: SessionState) -> list[Candidate]:
             )
     _references(segs, emit)
     if turn.role == "assistant":
-        state.proposed = labels.content_words(segs.inline_text)
-        state.proposals = [s.text for s in segs.sentences[:MAX_SENTENCES_PER_TURN]]
+        state.offer = Offer(
+            segs.inline_text, [s.text for s in segs.sentences[:MAX_SENTENCES_PER_TURN]]
+        )
     return decisions.without_restatements(out)
 
 

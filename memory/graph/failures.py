@@ -333,7 +333,7 @@ def names_problem(text: str, loose: bool = False) -> bool:
         text = _TIMEOUT_SETTING.sub("", text)
     if _PROBLEM_NOUN.search(text):
         return True
-    return loose and bool(phrases.ERROR.search(text.lower()))
+    return loose and bool(phrases.names_symptom(text.lower()))
 
 
 @lru_cache(maxsize=8192)
@@ -359,7 +359,7 @@ def is_problem(clause: str, role: str, agent: bool = False) -> bool:
     exception = phrases.names_exception(clause) and not _HANDLED.search(clause)
     # A clause naming neither an exception nor an error states no problem, meta talk or not: the
     # error lexicon first spares most clauses the meta-talk one.
-    if not exception and not phrases.ERROR.search(low):
+    if not exception and not phrases.names_symptom(low):
         return False
     if _talks_about_problems(low):
         return False
@@ -470,7 +470,7 @@ def problem_label(clause: str) -> str:
     starts = [0] + [m.end() for m in _PIECE_BREAK.finditer(clause)]
     pieces = [clause[a:b] for a, b in zip(starts, [*starts[1:], len(clause)], strict=True)]
     for i, piece in enumerate(pieces):
-        if phrases.ERROR.search(piece.lower()) or phrases.names_exception(piece):
+        if phrases.names_symptom(piece.lower()) or phrases.names_exception(piece):
             if i and _POINTS_BACK.match(piece):
                 i -= 1  # "..., so it vanished": the piece before names what "it" is
             return clause[starts[i] :]

@@ -1199,25 +1199,6 @@ ERROR = _lexicon(
     r"hitting|matching|triggering|arriving|printing|pairing|scanning|refreshing|uploading|"
     r"downloading|booting|counting)\b",
     r"is not (?:a function|defined)\b",
-    # Sent more than once to each: "tito sent the early birds two confirmation emails each".
-    r"(?:two|three|2|3) (?:\w+ )?(?:emails|messages|notifications|invoices|charges|copies|texts) "
-    r"each\b",
-    # Kept out, let in, mixed up: "half our users can't upload photos", "users are getting logged
-    # into someone else's account", "the translations are mixed up", "Safari users see a blank
-    # page", "Two customers were charged for a cancelled subscription".
-    r"(?:can't|cannot|couldn't) (?:upload|log in|login|sign in|save|open|connect|print|access|pay|"
-    r"check out|download|reach)\b",
-    r"(?:into|in|to|see|sees|seeing) (?:someone|somebody) else's\b",
-    r"(?:are|is|got|get|gets) (?:all )?mixed up\b",
-    r"(?:see|sees|seeing|get|gets|getting) (?:a |an )?(?:blank|white|empty|black) (?:page|screen)\b",
-    r"(?:charged|billed|emailed|notified|invoiced) (?:\w+ ){0,3}(?:for|after|despite) (?:a |an |the |"
-    r"their )?(?:cancell?ed|refunded|deleted|closed|expired)\b",
-    r"(?:returns?|returning|shows?|showing|includes?|including|lists?|listing) (?:\w+ ){0,2}(?:from|"
-    r"for|of) (?:deleted|archived|cancell?ed|expired|disabled)\b",
-    r"(?:shows?|showed|turns?|turned) up (?:a day|an hour|\d+ \w+) (?:early|late)\b",
-    r"goes (?:crazy|haywire|nuts|berserk)\b",
-    r"(?:los(?:e|es|ing)|lost) (?:a |the |my |our |all (?:my |our |the )?)?(?:paragraph|work|"
-    r"changes|progress|edits|draft|notes)\b",
     r"cannot read propert",
     r"segfault\w*",
     r"segmentation fault",
@@ -1275,39 +1256,6 @@ ERROR = _lexicon(
     r"posting|renewing|tracking|recording|publishing|indexing)\b",
     # Money or goods short: "the supplier shorted us", "overcharged every customer".
     r"(?:shorted|short-?changed|short-?shipped) (?:us|me|them|the)\b",
-    # An error status met: "when I call it I get a 500", "we hit a 429 on every retry".
-    r"(?:get|gets|got|see|seeing|saw|hit|hitting) (?:a |an )?(?:http )?[45]\d\d\b"
-    + BY_DESIGN_STATUS,
-    # What a system will not do, in the words of the one it fails: "the portal will not accept my
-    # parcel number", "the watch won't pair", "the cron job didn't run last night".
-    r"(?:will not|won't|wouldn't|would not|doesn't|does not|didn't|did not|can't|cannot) "
-    r"(?:accept|arrive|go through|sync|pick up|recogni[sz]e|register|trigger|calculate|deliver|"
-    r"pair|authenticate|resolve|mount|let me|allow me)\b",
-    r"(?:job|cron|script|task|backup|build|tests?|pipeline|workflow|service|timer|hook|report|"
-    r"sync|import|export)s? (?:\w+ )?(?:didn't|did not|doesn't|does not|won't|never) run"
-    r"(?= (?:last|this|yesterday|today|on|at|overnight|again|since)\b|\s*[.!,;]|\s*$)",
-    # A record given the wrong standing: "the portal lists the application as incomplete".
-    r"(?:lists?|listed|marks?|marked|shows?|showed|flags?|flagged) (?:\S+ ){1,4}?as (?:incomplete|"
-    r"invalid|rejected|failed|expired|unpaid|missing|duplicates?|spam|offline|down|overdue|"
-    r"cancell?ed|inactive|unverified)\b",
-    r"(?:a |an )?(?:warning|error)s? (?:\w+ )?in the (?:console|logs?|browser|terminal)\b",
-    r"(?:notes|files|data|records|photos|emails|messages|entries|rows|changes|settings|contacts|"
-    r"images|documents|comments|posts|orders|invoices|uploads|backups|logs|bookmarks|events) "
-    r"(?:\w+ )?(?:are|were|is|was|went|have gone|has gone) (?:all )?(?:gone|missing)\b",
-    # Times and things out of place: "the appointments moved by an hour", "it loops back to the
-    # login page", "customers are seeing each other's carts", "the page just spins".
-    r"(?:moved|shifted|jumped) by (?:an?|one|two|\d+) (?:hours?|days?)\b",
-    r"loops? back (?:to|into)\b",
-    r"see(?:s|ing)? (?:each other's|other (?:users|people|customers|tenants|patients)'?s?|"
-    r"someone else's)\b",
-    r"just spins\b",
-    r"(?:prints?|printed|printing) (?:\w+ )?(?:blank|garbled|wrong)\b",
-    r"(?:flickers?|flickering|flashes)\b",
-    r"deadlock\w*",
-    # A wrong result in place of the right one: "the chart shows last month's data instead of
-    # this month's".
-    r"(?:shows?|showed|displays?|displayed|returns?|returned|prints?|printed|renders?|rendered|"
-    r"sends?|sent|charges?|charged) (?:\S+ ){1,6}?instead of\b(?! (?:the )?[£$€]?\d)",
     r"(?:over|under|double)charg(?:es|ed|ing)\b",
     r"duplicat(?:es|ed|ing) (?:every|all|each|some|the|our) (?:\w+ )?(?:rows?|records?|entries|"
     r"events|orders|transactions|invoices|lines|payments|emails|messages)\b",
@@ -1491,6 +1439,67 @@ ERROR = _lexicon(
     r"(?:two|both|multiple|several) \w+ (?:getting|booking|receiving|claiming|taking|assigned) "
     r"the same\b",
 )
+
+
+# Rarer symptoms, in a lexicon of their own: ``ERROR`` is scanned at every word of nearly every
+# clause, this one only where ``ERROR`` finds nothing.
+_RARE = _lexicon(
+    # An error status met: "when I call it I get a 500", "we hit a 429 on every retry".
+    r"\b(?:get|gets|got|see|seeing|saw|hit|hitting) (?:a |an )?(?:http )?[45]\d\d\b"
+    + BY_DESIGN_STATUS,
+    # What a system will not do: "the portal will not accept my parcel number", "the cron job
+    # didn't run last night".
+    r"\b(?:will not|won't|wouldn't|would not|doesn't|does not|didn't|did not|can't|cannot) "
+    r"(?:accept|arrive|go through|sync|pick up|recogni[sz]e|register|trigger|calculate|deliver|"
+    r"pair|authenticate|resolve|mount|let me|allow me)\b",
+    r"\b(?:job|cron|script|task|backup|build|tests?|pipeline|workflow|service|timer|hook|report|"
+    r"sync|import|export)s? (?:\w+ )?(?:didn't|did not|doesn't|does not|won't|never) run"
+    r"(?= (?:last|this|yesterday|today|on|at|overnight|again|since)\b|\s*[.!,;]|\s*$)",
+    # Kept out or let in: "half our users can't upload photos", "logged into someone else's
+    # account", "customers are seeing each other's carts", "Safari users see a blank page".
+    r"\b(?:can't|cannot|couldn't) (?:upload|log in|login|sign in|save|open|connect|print|access|"
+    r"pay|check out|download|reach)\b",
+    r"\b(?:into|in|to|see|sees|seeing) (?:someone|somebody) else's\b|\bsee(?:s|ing)? (?:each "
+    r"other's|other (?:users|people|customers|tenants|patients)'?s?)\b",
+    r"\b(?:see|sees|seeing|get|gets|getting) (?:a |an )?(?:blank|white|empty|black) "
+    r"(?:page|screen)\b",
+    # A record given the wrong standing, or the wrong one: "the portal lists the application as
+    # incomplete", "the chart shows last month's data instead of this month's", "returns results
+    # from deleted projects", "two customers were charged for a cancelled subscription".
+    r"\b(?:lists?|listed|marks?|marked|shows?|showed|flags?|flagged) (?:\S+ ){1,4}?as "
+    r"(?:incomplete|invalid|rejected|failed|expired|unpaid|missing|duplicates?|spam|offline|down|"
+    r"overdue|cancell?ed|inactive|unverified)\b",
+    r"\b(?:shows?|showed|displays?|displayed|returns?|returned|prints?|printed|renders?|rendered|"
+    r"sends?|sent|charges?|charged) (?:\S+ ){1,6}?instead of\b(?! (?:the )?[£$€]?\d)",
+    r"\b(?:returns?|returning|shows?|showing|includes?|including|lists?|listing) (?:\w+ ){0,2}"
+    r"(?:from|for|of) (?:deleted|archived|cancell?ed|expired|disabled)\b",
+    r"\b(?:charged|billed|emailed|notified|invoiced) (?:\w+ ){0,3}(?:for|after|despite) (?:a |an "
+    r"|the |their )?(?:cancell?ed|refunded|deleted|closed|expired)\b",
+    # Gone, lost, sent twice: "all my source notes are gone", "lost a paragraph", "two
+    # confirmation emails each".
+    r"\b(?:notes|files|data|records|photos|emails|messages|entries|rows|changes|settings|"
+    r"contacts|images|documents|comments|posts|orders|invoices|uploads|backups|logs|bookmarks|"
+    r"events) (?:\w+ )?(?:are|were|is|was|went|have gone|has gone) (?:all )?(?:gone|missing)\b",
+    r"\b(?:los(?:e|es|ing)|lost) (?:a |the |my |our |all (?:my |our |the )?)?(?:paragraph|work|"
+    r"changes|progress|edits|draft|notes)\b",
+    r"\b(?:two|three|2|3) (?:\w+ )?(?:emails|messages|notifications|invoices|charges|copies|"
+    r"texts) each\b",
+    # Out of place or out of order: "moved by an hour", "show up a day early", "loops back to
+    # the login page", "a warning in the console", "the translations are mixed up".
+    r"\b(?:moved|shifted|jumped) by (?:an?|one|two|\d+) (?:hours?|days?)\b",
+    r"\b(?:shows?|showed|turns?|turned) up (?:a day|an hour|\d+ \w+) (?:early|late)\b",
+    r"\bloops? back (?:to|into)\b",
+    r"\b(?:warning|error)s? (?:\w+ )?in the (?:console|logs?|browser|terminal)\b",
+    r"\b(?:are|is|got|get|gets) (?:all )?mixed up\b",
+    r"\bjust spins\b|\bgoes (?:crazy|haywire|nuts|berserk)\b|\b(?:prints?|printed|printing) "
+    r"(?:\w+ )?(?:blank|garbled|wrong)\b|\b(?:flickers?|flickering|flashes)\b|\bdeadlock\w*",
+)
+
+
+def names_symptom(low: str) -> re.Match[str] | None:
+    """Where a lower-cased text states a failure: the ``ERROR`` lexicon, then the rarer symptoms."""
+    return ERROR.search(low) or _RARE.search(low)
+
 
 # Exception and error identifiers: "UnicodeDecodeError", "java.lang.IllegalStateException".
 EXCEPTION_NAME = re.compile(r"\b(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Fault|Panic)\b")

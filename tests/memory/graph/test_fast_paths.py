@@ -586,7 +586,7 @@ def plain_is_problem(clause: str, role: str, agent: bool = False) -> bool:
         return False
     if phrases.names_exception(clause) and not failures._HANDLED.search(clause):
         return True
-    if not phrases.ERROR.search(low):
+    if not phrases.names_symptom(low):
         return False
     if role != "user" and not agent:
         return bool(failures._STRONG_PROSE.search(low))

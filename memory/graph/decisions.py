@@ -73,7 +73,7 @@ _RULED_OUT = re.compile(
     r"complaints|reason|chance|money|budget|room)\b)[\w./+-]+(?:\s+[\w./+-]+){0,3}\s*[.!]?$|"
     r"(?:(?:we're|we\s+are|i'm|i\s+am)\s+)?not\s+(?=\w+\s+(?!(?:it|that|this|them)\b))"
     r"(?:moving|using|adding|doing|touching|changing|upgrading|migrating|switching|shipping|renewing|"
-    r"building|keeping|buying|hiring|renewing|publishing|paying|supporting|including|bothering|"
+    r"building|keeping|buying|hiring|publishing|paying|supporting|including|bothering|"
     r"splitting|merging|going with|putting|storing|enabling|exposing|offering|selling|booking)\b|"
     r"(?:i|we)\s*(?:will\s+not|won't|'ll\s+not|am\s+not\s+going\s+to|are\s+not\s+going\s+to|"
     r"'m\s+not\s+going\s+to|'re\s+not\s+going\s+to|aren't\s+going\s+to)\s+(?:add|use|correct|"

@@ -449,9 +449,11 @@ _ADOPTS = re.compile(
     r")",
     re.IGNORECASE,
 )
+# How a reply taking an option may open: "ok,", "yes", "so".
+_ASSENT_OPENING = r"^(?:(?:ok|okay|yes|yeah|so|then)[,.!]?\s+)?"
 # A reply naming the proposed option it takes: "Influx + Grafana, yes", "token bucket sounds good".
 _ADOPTS_NAMED = re.compile(
-    r"^(?:(?:ok|okay|yes|yeah|so|then)[,.!]?\s+)?(?!(?:that|this|it|all|both|everything|sounds|"
+    _ASSENT_OPENING + r"(?!(?:that|this|it|all|both|everything|sounds|"
     r"looks)\b)([^,;.?!]{2,50}?),?\s+(?:yes|yep|please|sounds (?:good|great|right|fine)|"
     r"looks (?:good|right|fine)|works for me|is fine)\b[^?]*$",
     re.IGNORECASE,
@@ -460,7 +462,7 @@ _ADOPTS_NAMED = re.compile(
 _NAMES_ASSENT = re.compile(r"\b(?:yes|yep|please|sounds|looks|works for me|is fine)\b")
 # "Do the GenServer buffer, 500ms flush": one of the options offered, taken.
 _TAKES_ONE = re.compile(
-    r"^(?:(?:ok|okay|yes|yeah|so|then)[,.!]?\s+)?(?:let's\s+|we'll\s+|i'll\s+)?(?:do|take)\s+"
+    _ASSENT_OPENING + r"(?:let's\s+|we'll\s+|i'll\s+)?(?:do|take)\s+"
     r"((?:the|your)\s+[^,;.?!]{3,60})",
     re.IGNORECASE,
 )

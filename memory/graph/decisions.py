@@ -103,22 +103,35 @@ _USER_CHOICE = re.compile(
     # The arrangement in the present: "We do the demo live", "we map it to 3001 for the demo".
     r"we\s+(?:do|map|host|keep|send|store)\s+(?:the|it|them|our|this|that)\s+\w+\s+\w|"
     r"make\s+it\s+(?:a|an|one|two|three|the|\d)\b|"
-    # One of the options, picked: "fine, the blue one", "go for the annual billing", "Mobile gets
-    # the dark mode first".
-    r"(?:the|that)\s+[\w-]+(?:\s+[\w-]+)?\s+one\s*[.!]?$|"
+    # One of the options, picked: "go for the annual billing".
     r"go\s+for\s+(?:the|a|an)\s+(?!(?:walk|run|drink|coffee|lunch|dinner|ride|swim|beer|break)\b)\w|"
-    r"[\w-]+(?:\s+[\w-]+)?\s+gets?\s+(?:the\s+)?[\w -]{2,30}\s+first\b|"
     r"(?:i'm|we're|i\s+am|we\s+are)\s+(?:treating|counting|calling|taking)\s.+\sas\s|"
     r"(?:my|our|the)\s+(?:intention|plan|idea),?(?:\s+[\w,]+){0,6}?\s+is\s+to\s+\w|"
     r"(?:my|our)\s+plan\s+(?:is|was)\s+(?!(?:that|to|still|not|good|fine|done|ok)\b)\w|"
     r"(?:i'd|i\s+would|we'd|we\s+would)\s+like\s+[^,;]{2,40},\s+not\s+\w|"
     r"(?:i|we)\s+want\s+(?!to\b)[^,;]{2,40}\s+only\b|"
     r"(?:minimum|min|maximum|max|target)\s+(?:(?!(?:is|was|are|were|of|at)\b)[a-z][\w.-]*\s+){1,3}"
-    r"v?\d|"
-    r"[\w-]+(?:\s+[\w-]+){0,2}\s+(?:goes|go|will\s+go|will\s+live|will\s+sit)\s+"
-    r"in(?:to)?\s+(?!(?:effect|force|production|prod)\b)\S|"
-    r"(?![^,]*\b(?:is|are|was|were|has|have|had|does|did|it's)\b)"
-    r"[\w./+#-]+(?:\s+[\w./+#-]+){0,3},\s+not\s+[\w./+#-]+(?:\s+[\w./+#-]+){0,2}\s*[.!]?$)"
+    r"v?\d)"
+)
+# Picks that open with the option itself, so that the regex would try them word after word: each
+# is tried only on a clause holding its keyword. "fine, the blue one", "Mobile gets the dark mode
+# first", "Token goes in Keychain", "SwiftData, not Core Data".
+_PICKED = tuple(
+    Guarded(re.compile(_OPENING + pick), keywords)
+    for pick, keywords in (
+        (r"(?:the|that)\s+[\w-]+(?:\s+[\w-]+)?\s+one\s*[.!]?$", ("one",)),
+        (r"[\w-]+(?:\s+[\w-]+)?\s+gets?\s+(?:the\s+)?[\w -]{2,30}\s+first\b", ("first",)),
+        (
+            r"[\w-]+(?:\s+[\w-]+){0,2}\s+(?:goes|go|will\s+go|will\s+live|will\s+sit)\s+"
+            r"in(?:to)?\s+(?!(?:effect|force|production|prod)\b)\S",
+            ("go", "live", "sit"),
+        ),
+        (
+            r"(?![^,]*\b(?:is|are|was|were|has|have|had|does|did|it's)\b)"
+            r"[\w./+#-]+(?:\s+[\w./+#-]+){0,3},\s+not\s+[\w./+#-]+(?:\s+[\w./+#-]+){0,2}\s*[.!]?$",
+            ("not",),
+        ),
+    )
 )
 # "we only give marketing the rank, not the score": searched only where ", not " is.
 _ONLY_NOT = re.compile(
@@ -221,6 +234,7 @@ def choice_cue(clause: str, stripped: str, low: str, role: str, opening: bool = 
             _JUSTIFIED_CHOICE.match(stripped)
             or _CONCLUDING_IMPERATIVE.match(clause)
             or _USER_CHOICE.match(low)
+            or any(picked.match(low) for picked in _PICKED)
             or (", not " in low and _ONLY_NOT.search(low))
             or _DROPPED_FIRST.match(stripped)
         )

@@ -14,8 +14,8 @@ def alternation(*phrases: str) -> str:
 
 def grouped_alternation(*phrases: str) -> str:
     """``alternation`` with the phrases that open with one letter grouped: the same matches, each
-    position costing a test per letter rather than one per phrase (see ``_by_first_letter``)."""
-    return _by_first_letter(sorted(phrases, key=len, reverse=True))
+    position costing a test per letter rather than one per phrase (see ``_factored``)."""
+    return _factored(sorted(phrases, key=len, reverse=True))
 
 
 # Each lexicon with the alternatives it was written as (the test compares the two).
@@ -33,7 +33,13 @@ def _lexicon(*alternatives: str) -> Twin:
     where it ends: so the alternatives may be regrouped for speed (see ``branches``).
     """
     spread = sorted((b for a in alternatives for b in branches(a)), key=len, reverse=True)
-    lexicon = Twin(re.compile(r"\b(?=[\w'(#,])(?:" + _by_first_letter(spread) + r")"))
+    # Only where a match starts counts, so the order may change: the branches that open with a
+    # literal first, in the fewest runs; those anchored at the start of the text as one branch.
+    anchored = [b[1:] for b in spread if b.startswith("^")]
+    spread = sorted((b for b in spread if b[:1] != "^"), key=lambda b: not _opens_with_literal(b))
+    if anchored:
+        spread.append(f"^(?:{_factored(anchored)})")
+    lexicon = Twin(re.compile(r"\b(?=[\w'(#,])(?:" + _factored(spread) + r")"))
     LEXICON_ALTERNATIVES[lexicon] = alternatives
     return lexicon
 
@@ -57,25 +63,52 @@ def branches(alternative: str) -> list[str]:
     return [b for option in options for b in branches(option + rest)]
 
 
-def _by_first_letter(branches: list[str]) -> str:
-    """One alternation of the branches, those opening with the same letter (or ``^``) grouped.
+def _factored(branches: list[str]) -> str:
+    """One alternation of the branches, those opening with the same literal character grouped, and
+    so on within each group: a trie of their openings.
 
-    The engine tries an alternation at every word, branch after branch; it rejects a branch that
-    opens with another letter at once, but enters any other. Grouped by letter, a word costs a
-    test per letter and the branches of one group, instead of a test or an entry per branch.
-    Branches keep their order within a group; when all open with a letter (none with ``^`` or
-    anything else), two groups never match at one position, so the match found is the same.
+    The engine tries an alternation branch after branch; it rejects a branch that opens with
+    another character at once, but enters any other. Factored, a position costs a test per
+    distinct character at each level of the trie, instead of a test or an entry per branch: "the"
+    enters the branches that open with "the" once, not each of the thirty that open with "t".
+
+    The matches are the very ones of the plain alternation, groups and ends included: a branch
+    moves only past branches that open with another literal character, which never match where
+    it does, and never past one that opens otherwise (with a class, a group, an escape).
     """
-    groups: dict[str, list[str]] = {}
-    others = []
-    for b in branches:
-        opens_with_letter = b[:1].isalnum() or b[:1] in ("'", ",", " ", "^")
-        if opens_with_letter and b[1:2] not in ("?", "*", "+", "{"):
-            groups.setdefault(b[0], []).append(b[1:])
+    out: list[str] = []
+    run: dict[str, list[str]] = {}  # the tails of the current run of literal openings, by opening
+
+    def close_run() -> None:
+        for opening, tails in run.items():
+            while len(tails) > 1 and all(
+                _opens_with_literal(t) and t[0] == tails[0][0] for t in tails
+            ):
+                opening, tails = opening + tails[0][0], [t[1:] for t in tails]  # "the(?:n|y)"
+            out.append(
+                opening + tails[0] if len(tails) == 1 else f"{opening}(?:{_factored(tails)})"
+            )
+        run.clear()
+
+    for branch in branches:
+        if _opens_with_literal(branch):
+            run.setdefault(branch[0], []).append(branch[1:])
         else:
-            others.append(b)
-    grouped = [f"{first}(?:{'|'.join(tails)})" for first, tails in groups.items()]
-    return "|".join(grouped + others)
+            close_run()
+            out.append(branch)
+    close_run()
+    return "|".join(out)
+
+
+def _opens_with_literal(branch: str) -> bool:
+    """Whether ``branch`` opens with one literal character, not repeated."""
+    first = branch[:1]
+    return (first.isalnum() or first in ("'", ",", " ", "-")) and branch[1:2] not in (
+        "?",
+        "*",
+        "+",
+        "{",
+    )
 
 
 def _closing(pattern: str, start: int) -> int:
@@ -1553,20 +1586,25 @@ REPORTED = Guarded(
 # A message saying a choice is still open, between people or at all ("we haven't decided", "the
 # team splits", "not sure which", "open question"): the positions it reports contest each other.
 UNSETTLED = Folded(
-    r"\b(?:disagree\w*|(?:don'?t|do\s+not|can'?t|cannot)\s+agree|not\s+(?:yet\s+)?(?:settled|decided|agreed)"
-    r"|(?:haven'?t|hasn'?t|have\s+not|has\s+not)\s+(?:yet\s+)?(?:settled|decided|agreed)|undecided|no\s+consensus"
-    r"|(?:team|we)\s+(?:splits?|are\s+split)|argue\s+it\s+out|backed\s+down|torn\s+between"
-    r"|not\s+sure\s+which|unclear\s+which|(?:still\s+)?(?:need|have)\s+to\s+decide"
-    r"|(?:still\s+)?open\s+again|up\s+in\s+the\s+air|open\s+question"
-    r"|nothing(?:'s|\s+is)\s+final|not\s+final\s+yet"
-    # The speaker's own choice left open: "haven't made up my mind", "I'll sleep on it", "we did
-    # not finish this discussion", "she has a point", "I said I'd think about it".
-    r"|(?:haven'?t|have\s+not|not|never)\s+(?:yet\s+)?made\s+up\s+(?:my|our|his|her|their)\s+minds?"
-    r"|(?:did\s+not|didn'?t)\s+(?:yet\s+)?(?:decide|finish\s+(?:this|the)\s+discussion)"
-    r"|(?:i'?ll|i\s+will|let\s+me|i'?d)\s+(?:sleep\s+on\s+it|think\s+about\s+it)"
-    r"|(?:she|he|they)\s+(?:has|have)\s+a\s+point|on\s+the\s+fence"
-    r"|not\s+sure\s+(?:that'?s\s+right|about\s+(?:that|this|it))|i'?m\s+not\s+sure(?=[,.!])"
-    r")\b"
+    r"\b(?:"
+    + _factored(
+        branches(
+            r"disagree\w*|(?:don'?t|do\s+not|can'?t|cannot)\s+agree|not\s+(?:yet\s+)?(?:settled|decided|agreed)"
+            r"|(?:haven'?t|hasn'?t|have\s+not|has\s+not)\s+(?:yet\s+)?(?:settled|decided|agreed)|undecided|no\s+consensus"
+            r"|(?:team|we)\s+(?:splits?|are\s+split)|argue\s+it\s+out|backed\s+down|torn\s+between"
+            r"|not\s+sure\s+which|unclear\s+which|(?:still\s+)?(?:need|have)\s+to\s+decide"
+            r"|(?:still\s+)?open\s+again|up\s+in\s+the\s+air|open\s+question"
+            r"|nothing(?:'s|\s+is)\s+final|not\s+final\s+yet"
+            # The speaker's own choice left open: "haven't made up my mind", "I'll sleep on it", "we did
+            # not finish this discussion", "she has a point", "I said I'd think about it".
+            r"|(?:haven'?t|have\s+not|not|never)\s+(?:yet\s+)?made\s+up\s+(?:my|our|his|her|their)\s+minds?"
+            r"|(?:did\s+not|didn'?t)\s+(?:yet\s+)?(?:decide|finish\s+(?:this|the)\s+discussion)"
+            r"|(?:i'?ll|i\s+will|let\s+me|i'?d)\s+(?:sleep\s+on\s+it|think\s+about\s+it)"
+            r"|(?:she|he|they)\s+(?:has|have)\s+a\s+point|on\s+the\s+fence"
+            r"|not\s+sure\s+(?:that'?s\s+right|about\s+(?:that|this|it))|i'?m\s+not\s+sure(?=[,.!])"
+        )
+    )
+    + r")\b"
 )
 
 # Questions people type without a question mark ("what else is slow", "any idea what changed").
@@ -1617,5 +1655,5 @@ _ENVIRONMENT_FACT = (
 )
 # Every branch opens with a letter or digit: grouped by it, the first match is the same.
 ENVIRONMENT = Twin(
-    re.compile(r"\b(?=[A-Z0-9kmnipy])(?:" + _by_first_letter(branches(_ENVIRONMENT_FACT)) + ")")
+    re.compile(r"\b(?=[A-Z0-9kmnipy])(?:" + _factored(branches(_ENVIRONMENT_FACT)) + ")")
 )

@@ -145,6 +145,29 @@ def test_branches_spread_a_leading_group_over_the_rest():
     assert phrases.branches(r"x[(|]y|z") == ["x[(|]y", "z"]  # a class is not a group
 
 
+_TRIE_BRANCHES = ["then", "the", r"\w+ed", "than", "this", "t(?:o|oo)", "^th", "thus?", "a", ""]
+
+
+def test_a_factored_alternation_matches_as_the_plain_one_does():
+    factored = phrases._factored(_TRIE_BRANCHES)
+    assert factored.startswith("the(?:n|)|")  # the openings are shared as a trie
+    texts = ["then", "the", "that", "thanked", "this", "to", "thus", "a", "", "x", "thee", "th"]
+    for text in texts:
+        for pos in range(len(text) + 1):
+            found = re.compile(factored).match(text, pos)
+            expected = re.compile("|".join(_TRIE_BRANCHES)).match(text, pos)
+            assert (found and found.span()) == (expected and expected.span()), (text, pos)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="abc", max_size=4), min_size=1, max_size=8), st.text("abc"))
+def test_a_factored_alternation_of_any_words_matches_as_the_plain_one(words, text):
+    factored, plain = re.compile(phrases._factored(words)), re.compile("|".join(words))
+    for pos in range(len(text) + 1):
+        found, expected = factored.match(text, pos), plain.match(text, pos)
+        assert (found and found.span()) == (expected and expected.span())
+
+
 def test_lexicons_match_where_their_alternatives_match():
     prefix = r"\b(?=[\w'(#,])(?:"
     for lexicon, alternatives in phrases.LEXICON_ALTERNATIVES.items():

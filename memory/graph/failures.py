@@ -32,7 +32,8 @@ _STRONG = Twin(
 # Lines that only summarise a run ("1 failed, 4 passed", "ERROR=0") are not the error itself.
 _SUMMARY_LINE = Twin(
     re.compile(
-        r"\b(?:ERROR|FAIL|WARN)=\d|\d+ (?:failed|passed|errors?)\b|^\s*#(?!\d)|^\s*//|"
+        # "3 failed, 40 passed", not "Bind for 0.0.0.0:3000 failed": a count, not a port.
+        r"\b(?:ERROR|FAIL|WARN)=\d|(?<![\d:])\d+ (?:failed|passed|errors?)\b|^\s*#(?!\d)|^\s*//|"
         r"^\s*FAIL\s*$|^\s*(?:FAIL|ok)\s+\S+\s+[\d.]+s\s*$"  # a test runner's per-package tally
     )
 )
@@ -88,6 +89,7 @@ _ERROR_HEAD = re.compile(
 _ERROR_TAG = re.compile(r"\bfatal error:|\bpanic:|\berror(?:\[\w+\])?:|\bERROR\b|\bException:")
 _FAIL_SUITE = re.compile(r"(?:--- )?FAIL:?\s+\S")  # "FAIL src/x.test.ts", "--- FAIL: TestX"
 _FAILED = re.compile(r"\b(?:FAILED|Failed|failed)\b")
+_FAILED_ASSERTION = re.compile(r"Failed asserting that\b|Assertion failed\b|assertion failed\b")
 _WHY_FAILED = re.compile(
     r"\b(?:cannot|could not|not found|denied|killed|because|refused|reset|timed out|unreachable)\b",
     re.IGNORECASE,
@@ -261,6 +263,8 @@ def _line_score(line: str) -> int:
         return 3
     if _ERROR_TAG.search(text):
         return 3
+    if _FAILED_ASSERTION.match(text):
+        return 3  # "Failed asserting that 119.0 matches expected 120.0": what the test found
     if _FAIL_SUITE.match(text):
         return 2  # a test runner's "FAIL src/x.test.ts": which suite failed
     if _FAILED.search(text) and not _WHY_FAILED.search(text):

@@ -750,6 +750,18 @@ def test_report_then_fix_keeps_both_names_and_resolves_the_report() -> None:
             "tests/test_pricing.py:14: KeyError",
             "KeyError: 'currency'",
         ),
+        (  # what the test found, not which suite holds it
+            "   PASS  Tests\\Unit\\VatTest\n   FAIL  Tests\\Feature\\CheckoutTest\n"
+            "  ✕ austrian customer is charged twenty percent\n"
+            "  Failed asserting that 119.0 matches expected 120.0.\n"
+            "  Tests:  1 failed, 23 passed",
+            "Failed asserting that 119.0 matches expected 120.0",
+        ),
+        (  # a port is no count of failures
+            " ✘ Container demo-grafana-1   Error\n"
+            "Error response from daemon: Bind for 0.0.0.0:3000 failed: port is already allocated",
+            "Error response from daemon: Bind for 0.0.0.0:3000 failed: port is already allocated",
+        ),
     ],
 )
 def test_failures_in_tool_output_of_every_kind_are_errors(output: str, label: str) -> None:

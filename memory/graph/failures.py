@@ -14,6 +14,8 @@ MAX_ERROR_WORDS = 20
 # Output noise before the message of a log line: timestamps, levels, logger and tool prefixes.
 _LOG_PREFIX = re.compile(
     r"^(?:#\d+\s+(?:\d+\.\d+\s+)?|[\d/:\-.TZ+,]{6,}\s+|\[[^\]]{0,40}\]\s+|\$\s+|>\s+|e:\s+|\[!\]\s+|"
+    # A time zone after the time; a tree's branches; a bullet ("* 1st argument: ...").
+    r"(?:UTC|GMT)\s+|[│├└─┬╰]+\s*|\*\s+|"
     r"\d+#\d+:\s+(?:\*\d+\s+)?|"  # nginx: "31#31: *5 connect() failed"
     # pytest's failure lines: "E       KeyError: 'currency'", "E   assert 3 == 4".
     r"E\s+(?=(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning)\b|assert\b)|"
@@ -192,7 +194,9 @@ def _detail_after(block: list[str], i: int) -> str:
     if _MESSAGE_FIELD.search(following):
         return following  # "{'error': {'reason': 'Limit of total fields exceeded'}}"
     text = _LOG_PREFIX.sub("", following.strip())
-    if len(text.split()) < 4 or not text[0].isalpha() or _NOT_MESSAGE.match(text):
+    if len(text.split()) < 4 or not (text[0].isalnum() or text[0] in "'\"`"):
+        return ""  # "'dbt_utils' is undefined" opens with its quoted name
+    if _NOT_MESSAGE.match(text):
         return ""
     if _SUMMARY_LINE.search(text) or _SOURCE_LINE.search(text):
         return ""

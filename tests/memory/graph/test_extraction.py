@@ -769,6 +769,32 @@ def test_failures_in_tool_output_of_every_kind_are_errors(output: str, label: st
     assert _labels(_one(text), NodeType.ERROR) == [label]
 
 
+@pytest.mark.parametrize(
+    ("output", "labels"),
+    [
+        (  # a tree's branches and a time zone are no part of the message
+            "[nitro]   ├─ /product/kenya (1204ms)\n[nitro]   │ └── Error: [500] fetch failed",
+            ["Error: [500] fetch failed"],
+        ),
+        (
+            "2024-06-11 10:42:17 UTC [db] ERROR:  canceling statement due to statement timeout",
+            ["ERROR: canceling statement due to statement timeout"],
+        ),
+        (  # the bulleted line after "errors were found" says which
+            "** (ArgumentError) errors were found at the given arguments:\n"
+            "  * 1st argument: the table identifier does not refer to an existing ETS table",
+            [
+                "(ArgumentError) errors were found at the given arguments",
+                "1st argument: the table identifier does not refer to an existing ETS table",
+            ],
+        ),
+    ],
+)
+def test_log_decorations_are_read_past(output: str, labels: list[str]) -> None:
+    text = f"Got this:\n```\n{output}\n```"
+    assert _labels(_one(text), NodeType.ERROR) == labels
+
+
 def test_fixed_it_resolves_the_error_just_reported() -> None:
     cands = _one(
         "The run failed with KeyError: 'currency'. Fixed it: default the currency to the shop's "

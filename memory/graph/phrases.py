@@ -1526,6 +1526,12 @@ _RARE = _lexicon(
     r"\b(?:are|is|got|get|gets) (?:all )?mixed up\b",
     r"\bjust spins\b|\bgoes (?:crazy|haywire|nuts|berserk)\b|\b(?:prints?|printed|printing) "
     r"(?:\w+ )?(?:blank|garbled|wrong)\b|\b(?:flickers?|flickering|flashes)\b|\bdeadlock\w*",
+    # Out of time or place: "an hour behind", "off by one", "nothing shows up", "the tap drips".
+    r"\b(?:an?|one|two|\d+) (?:hours?|minutes?|days?) (?:behind|ahead)\b",
+    r"\boff[- ]by[- ]one\b",
+    r"\bnothing (?:shows|showed|loads|loaded) up\b|\bnothing loads\b",
+    r"\b(?:drips|dripping|keeps dropping)\b",
+    r"(?<!\bhe )(?<!\bshe )\bkeeps (?:logging|kicking|signing|locking) (?:me|us|people|users) out\b",
 )
 
 

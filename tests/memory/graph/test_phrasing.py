@@ -1921,6 +1921,9 @@ def test_an_everyday_problem_is_an_error(text: str) -> None:
         "The totals add up now that the refunds are excluded.",
         "We bounced ideas around for the logo.",
         "The API returns the field as null when unset, by design.",
+        "He keeps asking me out for lunch.",
+        "Nothing appears to be wrong with the config.",
+        "The tap water is fine.",
     ],
 )
 def test_everyday_near_misses_are_no_errors(text: str) -> None:
@@ -2266,6 +2269,11 @@ def test_an_option_the_assistant_offered_turned_down_is_no_decision() -> None:
         "the translations are mixed up, German text shows on the French site",
         "Safari users see a blank page after login.",
         "when i click on save, nothing happen",
+        "The timestamps are an hour behind.",
+        "There is an off-by-one in the pager.",
+        "Nothing shows up in the dashboard.",
+        "The tap in the kitchen drips.",
+        "It keeps logging me out.",
     ],
 )
 def test_a_symptom_in_plain_words_is_an_error(text: str) -> None:

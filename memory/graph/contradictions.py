@@ -199,7 +199,7 @@ def judge(
     if split:
         return [Verdict(CONTESTED, node.key) for node in split]
     pool = [(n, s) for n, s in earlier if s.position != new.position and n.key != candidate.key]
-    left_open = _left_open(new, pool) or _still_open(new, pool)
+    left_open = (_left_open(new, pool) or _still_open(new, pool)) if pool else None
     if left_open:
         return [Verdict(CONTESTED, left_open.key)]
     replaced = candidate.replaces or _named_replacement(new.own_sentence)
@@ -207,6 +207,8 @@ def judge(
         verdicts = _replacing(new, candidate, replaced, earlier)
         if verdicts:
             return verdicts
+    if not pool:
+        return []  # only decisions of this very message: each rule below needs an earlier one
     slots = [(n, s, _slot(s, new)) for n, s in pool]
     strong = [(n, s) for n, s, slot in slots if slot >= 2]
     weak = [(n, s) for n, s, slot in slots if slot == 1]

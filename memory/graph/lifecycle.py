@@ -261,6 +261,8 @@ def _check_decision(run: _Pass, node: Node, c: Candidate) -> list[Change]:
         and n.valid_from <= position
         and n.key != key  # last: the key is computed, the other tests read fields
     ]
+    if not earlier:
+        return []  # the first decision: nothing to replace or contest, no statement to read
     new = run.statement(c.label, c.evidence.quote, c.evidence.position)
     changes = []
     for verdict in contradictions.judge(new, c, earlier):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import filterfalse
 
 from memory.graph import contradictions, importance, words
 from memory.graph.contradictions import Statement
@@ -72,6 +71,9 @@ class _Pass:
     now: float
     names: frozenset[str]  # capitalised words the transcript uses as names ('a Room database')
     decided: dict[int, tuple[str, ...]] = field(default_factory=dict)  # decision labels by message
+    # The nodes of each type in the graph's order: a candidate is matched against its own type
+    # only, and the nodes are never removed or retyped while candidates are applied.
+    kinds: dict[NodeType, list[Node]] = field(default_factory=dict)
     _said: dict[NodeKey, Statement] = field(default_factory=dict)
 
     def valid_at(self, position: int) -> float:
@@ -104,6 +106,8 @@ def apply(
     """Apply candidates, in message order, to ``graph``; ``now`` is the record time."""
     names = words.proper_names("\n".join(t.content for _, t in sorted(turns.items())))
     run = _Pass(graph, turns, now, names)
+    for node in graph.nodes.values():
+        run.kinds.setdefault(node.type, []).append(node)
     for c in candidates:
         if c.type == NodeType.DECISION:
             run.decided[c.evidence.position] = (*run.decided.get(c.evidence.position, ()), c.label)
@@ -114,7 +118,7 @@ def apply(
 
 
 def _apply_one(run: _Pass, c: Candidate) -> list[Change]:
-    node = _match(run.graph, c)
+    node = _match(run, c)
     if node is None:
         node = _create(run, c)
         changes = [Change("created", node.key)]
@@ -146,6 +150,7 @@ def _create(run: _Pass, c: Candidate) -> Node:
     node.importance = importance.base(node)
     node.history.append([node.valid_from, at, run.now, str(node.status)])
     run.graph.nodes[node.key] = node
+    run.kinds.setdefault(node.type, []).append(node)
     return node
 
 
@@ -250,16 +255,14 @@ def _check_decision(run: _Pass, node: Node, c: Candidate) -> list[Change]:
     """Hold a new decision against the earlier open ones: supersede, contest, or leave be."""
     if node.status != Status.COMPLETED:
         return []  # "maybe we should switch to X" proposes; it replaces nothing yet
-    key, position = node.key, c.evidence.position
-    decision = NodeType.DECISION  # read once: an enum member costs a class attribute lookup
+    position = c.evidence.position
     earlier = [
         (n, run.said(n))
-        for n in run.graph.nodes.values()
-        if n.type == decision
+        for n in run.kinds[NodeType.DECISION]  # ``node`` is one: the list is there
+        if n is not node
         and n.status in _OPEN_DECISION
         and n.retired_at is None
         and n.valid_from <= position
-        and n.key != key  # last: the key is computed, the other tests read fields
     ]
     if not earlier:
         return []  # the first decision: nothing to replace or contest, no statement to read
@@ -377,13 +380,16 @@ def _settle(graph: Graph, node: Node, when: Moment, reason: str, other: str = ""
 # --- matching -------------------------------------------------------------------------------
 
 
-def _match(graph: Graph, c: Candidate) -> Node | None:
+def _match(run: _Pass, c: Candidate) -> Node | None:
     """The node a candidate is about: same key, else a conservative near-duplicate of its type."""
-    node = graph.nodes.get(c.key)
+    node = run.graph.nodes.get(c.key)
     if node is not None:
         return node
+    kind = run.kinds.get(c.type)
+    if not kind:
+        return None  # the first of its type: no identity to compare
     if c.type == NodeType.ENVIRONMENT:  # "Python 3.12" after "Python 3.12.3" said: the same fact
-        refined = next((n for n in graph.of_type(c.type) if _refines(n.label, c.label)), None)
+        refined = next((n for n in kind if _refines(n.label, c.label)), None)
         if refined is not None:
             return refined
     if c.type == NodeType.DECISION and (c.replaces or contradictions.is_switch(c.label)):
@@ -393,9 +399,7 @@ def _match(graph: Graph, c: Candidate) -> Node | None:
     if len(mine) < 2:
         return None
     node_type = c.type
-    for other in graph.nodes.values():
-        if other.type != node_type:
-            continue
+    for other in kind:
         theirs = _identity(other.label, node_type)
         small, large = (mine, theirs) if len(mine) <= len(theirs) else (theirs, mine)
         if len(small) < 2 or len(small) <= best_score or not small <= large:
@@ -413,7 +417,7 @@ def _is_value(word: str) -> bool:
 @lru_cache(maxsize=16384)
 def _identity(label: str, node_type: NodeType) -> frozenset[str]:
     """The words identifying a fact: topic stems plus values ('6 chars' and '8 chars' differ)."""
-    ids = words.topic(label) | set(filterfalse(str.isalpha, words.values(label)))
+    ids = words.topic(label) | words.written_values(label)
     if node_type == NodeType.TASK:
         ids -= _TASK_VERBS
     return frozenset(ids)

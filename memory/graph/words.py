@@ -141,6 +141,13 @@ def values(text: str, names: frozenset[str] | None = None) -> frozenset[str]:
     return frozenset(out)
 
 
+def written_values(text: str) -> frozenset[str]:
+    """The values of ``text`` that are no plain word ('3.12', 'order_id', 'recall@20'): those
+    ``values`` finds whatever names are known, a name being letters only. No scan for names, and
+    a word of letters only is never looked at."""
+    return frozenset(t.lower() for t in raw_tokens(text) if not t.isalpha() and is_value(t))
+
+
 # A capitalised word after a space that follows a lower-case letter, a comma, ';' or '('. The
 # look-behind comes after the capital, so that the regex engine skips from capital to capital.
 _NAME = re.compile(r"[A-Z](?<=[a-z,;(] [A-Z])[a-z]{2,}\b")

@@ -91,7 +91,10 @@ _RULED_OUT = re.compile(
     r"cache|log|track|sell|charge|offer|keep|retry|translate|rename|expose|publish|print|delete|"
     r"share)\b|"
     r"skip\s+(?!(?:it|that|this|ahead|to|over|past|the\s+rest)\b)\w|"
-    r"leave\s+(?:\S+\s+){1,4}?out\b)"
+    r"leave\s+(?:\S+\s+){1,4}?out\b|"
+    # An idea given up: "we dropped the idea of a mobile app", "shelved the plan to self-host".
+    r"(?:dropped|scrapped|ditched|killed|shelved|abandoned|parked)\s+the\s+(?:idea|plan)\s+"
+    r"(?:of|to|for)\s+\w)"
 )
 # A pick in a few words: "switch the queue to Redis", "make it one NAT gateway", "I'm treating the
 # 1851 baptism as ours", "my intention is to let Harlow pull the permit", "Minimum iOS 17", "Token

@@ -2128,6 +2128,7 @@ def test_the_same_words_stating_no_failure_are_no_error(text: str) -> None:
         ("fine, the blue one.", "the blue one"),
         ("The vote came out 4-1 for the Thursday slot.", "Thursday slot"),
         ("Cutting the iPad version from v1, not enough time.", "Cutting the iPad version"),
+        ("We dropped the idea of a mobile app for now.", "idea of a mobile app"),
         ("nah, we're not renewing the Datadog contract", "not renewing the Datadog contract"),
         ("the Lisbon offsite is a go", "Lisbon offsite is a go"),
         ("Mobile gets the dark mode first, web later.", "Mobile gets the dark mode first"),

@@ -108,6 +108,7 @@ class Emitter:
         self.lead_in = False  # the turn pastes an error, so its prose only introduces it
         self.quoted_error = False  # the sentence quotes an error message in backticks
         self.after_decision = False  # the clause follows a decision in the same sentence
+        self.set_aside: tuple[str, str] | None = None  # a fronted "Instead of X" and its sentence
         self.last_error_turn = -1
 
     def _switch(self, label: str) -> bool:

@@ -214,6 +214,23 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     """Emit the fact one clause states; returns its kind ("decision", "error", ...) or ""."""
     clause = clause.rstrip(" :")
     low = clause.lower()  # the lexicons match lower-cased text
+    if role == "user" and low.startswith(("instead of ", "rather than ")):
+        emit.set_aside = (sentence, clause) if "," not in clause else None
+        if emit.set_aside:
+            return ""  # "Instead of a rewrite, ...": what the choice after the comma replaces
+    elif emit.set_aside and emit.set_aside[0] == sentence:
+        aside, emit.set_aside = emit.set_aside[1], None
+        if _CHOOSER_FIRST.match(labels.strip_filler(clause)):
+            # "Instead of a rewrite, we'll refactor billing in place" says "we'll refactor billing
+            # in place instead of a rewrite": the choice, and the option it replaces.
+            decisions.decision(
+                f"{clause.rstrip(' .!')} {aside[0].lower()}{aside[1:]}",
+                sentence,
+                emit,
+                cue="instead",
+                conf=0.7,
+            )
+            return "decision"
     if role == "user" and _CONFIRMED_FIX.match(labels.strip_filler(clause)):
         emit.resolve_latest(sentence, cue="confirmed_fix")
         return "completed"
@@ -313,6 +330,12 @@ def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
     return ""
 
 
+# Who chooses, opening a clause: "we'll refactor ...", "I'd rather ...", "let's ...", "cap it at 5".
+_CHOOSER_FIRST = re.compile(
+    r"^(?:we|i|let's|let us)\b|^(?:cap|use|keep|go|do|make|switch|move|stick|pick|run|put|ship|"
+    r"build|write|send|store|host|pay|buy|book|hire|offer)\b",
+    re.IGNORECASE,
+)
 # A clause whose subject comes first ("i keep getting logged out") is no imperative, whatever verb
 # follows the subject.
 _SUBJECT_FIRST = re.compile(r"^\s*(?:i|we|they|he|she|it)\s", re.IGNORECASE)

@@ -2354,3 +2354,30 @@ def test_a_fix_got_working_is_work_done_not_work_in_progress() -> None:
 )
 def test_work_waiting_on_something_is_pending(text: str) -> None:
     assert [c.status for c in _one(text) if c.type == NodeType.TASK] == [Status.PENDING]
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "replaced"),
+    [
+        (
+            "Instead of a rewrite, we'll refactor the billing module in place.",
+            "refactor the billing module in place",
+            "a rewrite",
+        ),
+        (
+            "Rather than retrying forever, we cap it at 5 attempts.",
+            "cap it at 5 attempts",
+            "retrying forever",
+        ),
+    ],
+)
+def test_a_fronted_alternative_is_what_the_choice_after_it_replaces(
+    text: str, label: str, replaced: str
+) -> None:
+    [decision] = [c for c in _one(text) if c.type == NodeType.DECISION]
+    assert decision.label.startswith(label)
+    assert decision.replaces == replaced
+
+
+def test_a_fronted_alternative_before_a_symptom_is_no_choice() -> None:
+    assert _labels("Instead of crashing, it now hangs forever.", NodeType.DECISION) == []

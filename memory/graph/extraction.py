@@ -280,7 +280,8 @@ def _unexplained(text: str, role: str, emit: Emitter) -> str:
 
 _CHOICE_HEADING = re.compile(
     r"^(?:so,?\s+|ok,?\s+)?(?:the\s+|my\s+|our\s+)?(?:final|decision|verdict|conclusion|choice|"
-    r"call|final answer|outcome|resolution|decided)$",
+    r"call|final answer|outcome|resolution|decided|consensus|(?:new\s+)?rule|(?:(?:the\s+)?team|we|"
+    r"everyone|all)\s+agreed)$",
     re.IGNORECASE,
 )
 

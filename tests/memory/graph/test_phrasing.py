@@ -2139,6 +2139,8 @@ def test_the_same_words_stating_no_failure_are_no_error(text: str) -> None:
         ("sqlite's fine for now", "sqlite's fine for now"),
         ("the rewrite is off the table", "rewrite is off the table"),
         ("Final: 3 tiers, 9/29/99.", "3 tiers"),
+        ("Team agreed: weekly releases on Tuesdays.", "weekly releases on Tuesdays"),
+        ("The new rule: every PR needs one approval.", "every PR needs one approval"),
         ("Verdict: Hetzner for the staging boxes.", "Hetzner for the staging boxes"),
     ],
 )

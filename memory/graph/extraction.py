@@ -251,6 +251,11 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
             # "a char/4 fallback but it is unreachable": the pronoun needs its antecedent.
             clause = text[text.find(before) : text.find(clause) + len(clause)] or clause
         count = len(emit.out)
+        if role == "user" and before and kind != "decision" and _THATS_THE_CHOICE.match(clause):
+            # "the simplest is to just cron it, so that's what we'll do": the clause before.
+            decisions.decision(before, text, emit, cue="taken_up", conf=0.7)
+            kind = "decision"
+            continue
         found = clauses.classify(clause, text, role, emit)
         if own != clause and found not in ("error", "decision"):
             # "I wrote the query but it's giving me error": the antecedent's own fact is not all.
@@ -278,6 +283,13 @@ def _unexplained(text: str, role: str, emit: Emitter) -> str:
     return clauses.announced_problem(text[: m.start()], text, role, emit) if m else ""
 
 
+# A clause taking up the option the clause before it named: "..., so that's what we'll do".
+_THATS_THE_CHOICE = re.compile(
+    r"^(?:so,?\s+|and\s+)?(?:that's|that\s+is|this\s+is)\s+(?:what|how)\s+(?:we'll|we\s+will|"
+    r"we're\s+going\s+to|i'll|i\s+will|we're|we\s+are)\s+(?:do|doing|go\s+with|going\s+with|"
+    r"use|using)\b|^(?:so,?\s+|and\s+)?(?:that's|that\s+is)\s+the\s+plan\b",
+    re.IGNORECASE,
+)
 _CHOICE_HEADING = re.compile(
     r"^(?:so,?\s+|ok,?\s+)?(?:the\s+|my\s+|our\s+)?(?:final|decision|verdict|conclusion|choice|"
     r"call|final answer|outcome|resolution|decided|consensus|(?:new\s+)?rule|(?:(?:the\s+)?team|we|"

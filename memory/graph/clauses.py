@@ -203,6 +203,15 @@ def _when_it_fails(clause: str, sentence: str, role: str) -> bool:
     return failures.is_problem(after_condition, role, agent=True)
 
 
+def _chosen_before(low: str, deferral: int) -> bool:
+    """ "We agreed to freeze the API until the release": a choice, which the deferral after its
+    verb only bounds in time."""
+    return deferral > 0 and _EXPLICIT_CHOICE.search(low, 0, deferral) is not None
+
+
+_EXPLICIT_CHOICE = re.compile(r"\b(?:decided|agreed|chose|opted|settled on|went with|going with)\b")
+
+
 def _main_part(low: str) -> int:
     """Where the clause's own statement ends: "picked the van because the other still has to pass
     inspection" states a choice; what still has to happen is only its reason."""
@@ -275,7 +284,8 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         return "decision"
     if _reported(low):
         return _problem(clause, sentence, role, emit)  # what others say is no task of ours
-    if phrases.DEFERRAL.search(low[: _main_part(low)]) and not _DONE_TODAY.search(low):
+    deferral = phrases.DEFERRAL.search(low[: _main_part(low)])
+    if deferral and not _DONE_TODAY.search(low) and not _chosen_before(low, deferral.start()):
         if _BLOCKED.search(low):  # a blocker is work waiting and a problem standing in its way
             _problem(clause, sentence, role, emit)
         return _pending(stripped, clause, sentence, emit)

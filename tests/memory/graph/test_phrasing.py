@@ -2141,6 +2141,7 @@ def test_the_same_words_stating_no_failure_are_no_error(text: str) -> None:
         ("Final: 3 tiers, 9/29/99.", "3 tiers"),
         ("Team agreed: weekly releases on Tuesdays.", "weekly releases on Tuesdays"),
         ("Honestly the simplest is to just cron it, so that's what we'll do.", "just cron it"),
+        ("We agreed to freeze the API until the release.", "freeze the API until the release"),
         ("The new rule: every PR needs one approval.", "every PR needs one approval"),
         ("Verdict: Hetzner for the staging boxes.", "Hetzner for the staging boxes"),
     ],

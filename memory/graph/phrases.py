@@ -426,6 +426,10 @@ DECISION = _lexicon(
     r"\bvote (?:came out|went|was) [\w-]+ (?:for|in favou?r of)\b",
     r"\b(?:is|it's) a go\b",
     r"\b(?:is|are) off the table\b",
+    # A conclusion drawn: "alright, weekly is the cadence then".
+    r"\b(?:is|'s) (?:the|our) (?:cadence|plan|date|venue|winner|pick|choice|format|approach|"
+    r"default|deadline|budget|frequency|schedule|slot|setup|stack|tool|vendor|provider|host|"
+    r"route|layout|name|title|price) then[.!]?$",
     # "I decide to use MySQL": the present, as a non-native writer or a running log puts it.
     r"\b(?:i|we) decide (?:to|on)\b",
     # "sqlite's fine for now": enough, so kept.

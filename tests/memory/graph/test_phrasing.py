@@ -2142,6 +2142,7 @@ def test_the_same_words_stating_no_failure_are_no_error(text: str) -> None:
         ("Team agreed: weekly releases on Tuesdays.", "weekly releases on Tuesdays"),
         ("Honestly the simplest is to just cron it, so that's what we'll do.", "just cron it"),
         ("We agreed to freeze the API until the release.", "freeze the API until the release"),
+        ("Alright, weekly is the cadence then.", "weekly is the cadence"),
         ("The new rule: every PR needs one approval.", "every PR needs one approval"),
         ("Verdict: Hetzner for the staging boxes.", "Hetzner for the staging boxes"),
     ],

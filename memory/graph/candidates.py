@@ -11,6 +11,8 @@ from memory.graph.types import Candidate, Evidence, NodeType, Status, Turn
 
 MAX_SIMILAR_PER_WORD = 64  # recent labels sharing a word that a new label is compared with
 MAX_OPEN_ERRORS = 64  # open errors a later fix may resolve
+_RECENT_TURNS = 4  # how far back "works now" may reach for the problem it ends
+_PRONOUNS = frozenset("it everything all things stuff".split())
 
 _BY = re.compile(r"\s+(?:by|with|via|through)\s+.*$", re.IGNORECASE)
 _LEADING_BY = re.compile(r"^\s*(?:by|with|via|through)\s+", re.IGNORECASE)
@@ -235,6 +237,23 @@ class Emitter:
         )
         if target:
             self._resolve(target, quote, "fixed_state")
+
+    def back_to_normal(self, subject: str, quote: str, latest: bool = True) -> bool:
+        """ "the 502s stopped", "works again": the open error the subject names, or else (when
+        ``latest`` and the subject names nothing else: "it works now") the latest one reported in
+        the last few turns, no longer happens."""
+        topic = labels.content_words(subject) - _GENERIC_ERROR_WORDS - labels.STATUS_WORDS
+        target = next((e.label for e in reversed(self.state.open_errors) if topic & e.words), "")
+        named_else = bool(topic - _PRONOUNS)
+        last = (
+            self.state.open_errors[-1]
+            if latest and not named_else and self.state.open_errors
+            else None
+        )
+        if not target and last and last.position >= self.turn.position - _RECENT_TURNS:
+            target = last.label
+        self._resolve(target, quote, "back_to_normal")
+        return bool(target)
 
     def resolve_latest(self, quote: str, cue: str) -> None:
         """ "That was it": the suggestion just tried fixed the latest open problem."""

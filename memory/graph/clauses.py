@@ -264,9 +264,10 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if _SEQUENCING.match(stripped):
         return ""  # "I'll start with Apple": the order of work, not a piece of it
     resolved = _resolution(stripped, sentence, role, emit)
-    if resolved:
+    if resolved == "completed":
         return resolved
-    if _may_state_problem(role, emit) and failures.is_strong_problem(clause):
+    ended = resolved == "ended"  # a problem reported over is no problem, but may report work
+    if not ended and _may_state_problem(role, emit) and failures.is_strong_problem(clause):
         emit.error(failures.problem_label(clause), sentence, cue="problem", conf=0.7)
         return "error"
     if emit.advisory:
@@ -321,11 +322,12 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         if not paths.names_only_files(done):
             emit.task(done, Status.COMPLETED, sentence, cue="done")
         return "completed"
-    return _problem(clause, sentence, role, emit)
+    return "" if ended else _problem(clause, sentence, role, emit)
 
 
 def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
-    """A fix ("Fixed the X by Y") or a problem reported gone ("the X bug is fixed")."""
+    """A fix ("Fixed the X by Y") or a problem reported gone ("the X bug is fixed"): "completed";
+    "ended" for a problem reported over ("works now"), whose clause may still report work."""
     if _FIX.match(stripped):
         if not emit.advisory:
             verb = "Fixed" if role == "user" else ""
@@ -337,7 +339,33 @@ def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
     if state:
         emit.fixed_state(stripped, stripped[: state.start()], sentence)
         return "completed"
+    back = _BACK_TO_NORMAL.search(stripped) if role == "user" and emit.state.open_errors else None
+    if back and not _NEGATED.search(stripped, 0, back.end()):
+        subject = stripped[: back.start()]
+        if _CONDITION_BEFORE.search(stripped, 0, back.start()):
+            return ""
+        # "All my notes are gone" is a problem; "the login bug is gone", "the 502s stopped" end one.
+        named = not back.group(1) or failures.names_problem(subject)
+        if emit.back_to_normal(subject, sentence, latest=named):
+            return "ended"
     return ""
+
+
+# A problem reported over, without a fix named: "the login bug is gone now", "the 502s stopped
+# after the nginx change", "works now after clearing the cache", "cents match now". The first
+# group, something gone or stopped, ends a problem only where its subject names one.
+_BACK_TO_NORMAL = Guarded(
+    re.compile(
+        r"\b((?:is|are|'s|'re) (?:all |now )?gone|stopped|went away|disappeared|vanished)\b|"
+        r"\b(?:works?|working|worked|pass|passes|passing) (?:fine |properly |"
+        r"correctly )?(?:now|again)\b|\bgreen again\b|\b(?:match|matches|add up|adds up|arrive|"
+        r"arrives|go through|goes through|loads?|syncs?|prints?) (?:fine |correctly |properly )?"
+        r"(?:now|again)\b|^(?:all )?(?:sorted|solved)\b",
+        re.IGNORECASE,
+    ),
+    ("gone", "stopped", "went away", "disappeared", "vanished", "now", "again", "sorted", "solved"),
+    lower=True,
+)
 
 
 # Who chooses, opening a clause: "we'll refactor ...", "I'd rather ...", "let's ...", "cap it at 5".

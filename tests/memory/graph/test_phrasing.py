@@ -9,6 +9,7 @@ import pytest
 
 from memory.graph import extraction
 from memory.graph.extraction import extract
+from memory.graph.pipeline import build_graph
 from memory.graph.types import Candidate, NodeType, Status, Turn
 
 
@@ -2386,3 +2387,44 @@ def test_a_fronted_alternative_is_what_the_choice_after_it_replaces(
 
 def test_a_fronted_alternative_before_a_symptom_is_no_choice() -> None:
     assert _labels("Instead of crashing, it now hangs forever.", NodeType.DECISION) == []
+
+
+def _error_statuses(problem: str, later: str) -> dict[str, str]:
+    turns = [
+        Turn(0, "user", problem),
+        Turn(1, "assistant", "Try clearing the cache and restarting the worker."),
+        Turn(2, "user", later),
+    ]
+    graph = build_graph(turns)
+    return {n.label: n.status for n in graph.nodes.values() if n.type == NodeType.ERROR}
+
+
+@pytest.mark.parametrize(
+    ("problem", "later"),
+    [
+        ("The login bug keeps logging people out.", "the login bug is gone now"),
+        ("The dashboard shows stale numbers.", "Works now after clearing the cache."),
+        ("We get 502s from the API every few minutes.", "The 502s stopped after the nginx change."),
+        ("The build is red since this morning.", "The build is green again."),
+        ("Uploads time out for big files.", "big uploads go through fine now"),
+        (
+            "The worker fails with KeyError: 'region'.",
+            "Turned out to be a typo in the env; sorted.",
+        ),
+    ],
+)
+def test_a_problem_reported_over_is_resolved(problem: str, later: str) -> None:
+    statuses = _error_statuses(problem, later)
+    assert statuses and set(statuses.values()) == {Status.COMPLETED}, statuses
+
+
+@pytest.mark.parametrize(
+    ("problem", "later"),
+    [
+        ("The sync drops every third message.", "The lorawan join works now."),  # another thing
+        ("The sync drops every third message.", "And all my notes are gone."),  # a new problem
+        ("The build is red since this morning.", "It still doesn't work again."),
+    ],
+)
+def test_something_else_working_resolves_no_problem(problem: str, later: str) -> None:
+    assert Status.FAILED in _error_statuses(problem, later).values()

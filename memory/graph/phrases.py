@@ -1535,6 +1535,10 @@ _RARE = _lexicon(
     r"\boff[- ]by[- ]one\b",
     r"\bnothing (?:shows|showed|loads|loaded) up\b|\bnothing loads\b",
     r"\b(?:drips|dripping|keeps dropping)\b",
+    # Twice, or a little off: "customers get duplicate emails", "the invoices come out a cent off".
+    r"\b(?:get|gets|got|getting|receive|receives|received|see|sees|seeing) (?:duplicate|double) "
+    r"\w+",
+    r"\b(?:a|one|two|a few|\d+) cents? off\b|\boff by (?:a|one|\d+) cents?\b",
     r"(?<!\bhe )(?<!\bshe )\bkeeps (?:logging|kicking|signing|locking) (?:me|us|people|users) out\b",
 )
 

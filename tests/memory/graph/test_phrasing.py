@@ -2281,6 +2281,8 @@ def test_an_option_the_assistant_offered_turned_down_is_no_decision() -> None:
         "Nothing shows up in the dashboard.",
         "The tap in the kitchen drips.",
         "It keeps logging me out.",
+        "Customers get duplicate emails.",
+        "The invoices come out a cent off.",
     ],
 )
 def test_a_symptom_in_plain_words_is_an_error(text: str) -> None:

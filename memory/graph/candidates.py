@@ -6,13 +6,19 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from memory.graph import failures, labels
+from memory.graph import failures, labels, words
 from memory.graph.types import Candidate, Evidence, NodeType, Status, Turn
 
 MAX_SIMILAR_PER_WORD = 64  # recent labels sharing a word that a new label is compared with
 MAX_OPEN_ERRORS = 64  # open errors a later fix may resolve
 _RECENT_TURNS = 4  # how far back "works now" may reach for the problem it ends
 _PRONOUNS = frozenset("it everything all things stuff".split())
+_GENERIC_STEMS = frozenset("build run job test work".split())
+
+
+def _stems(content_words: frozenset[str]) -> set[str]:
+    return {words.stem(w) for w in content_words}
+
 
 _BY = re.compile(r"\s+(?:by|with|via|through)\s+.*$", re.IGNORECASE)
 _LEADING_BY = re.compile(r"^\s*(?:by|with|via|through)\s+", re.IGNORECASE)
@@ -239,18 +245,22 @@ class Emitter:
             self._resolve(target, quote, "fixed_state")
 
     def back_to_normal(self, subject: str, quote: str, latest: bool = True) -> bool:
-        """ "the 502s stopped", "works again": the open error the subject names, or else (when
-        ``latest`` and the subject names nothing else: "it works now") the latest one reported in
-        the last few turns, no longer happens."""
+        """ "the 502s stopped", "printing works again": the open error the subject names, by the
+        stems of its words, no longer happens. When the subject names nothing in particular ("it
+        works now", "the build is green again") and ``latest``, the latest one reported in the
+        last few turns."""
         topic = labels.content_words(subject) - _GENERIC_ERROR_WORDS - labels.STATUS_WORDS
-        target = next((e.label for e in reversed(self.state.open_errors) if topic & e.words), "")
-        named_else = bool(topic - _PRONOUNS)
-        last = (
-            self.state.open_errors[-1]
-            if latest and not named_else and self.state.open_errors
-            else None
+        stems = {words.stem(w) for w in topic - _PRONOUNS} - _GENERIC_STEMS
+        target = next(
+            (e.label for e in reversed(self.state.open_errors) if stems & _stems(e.words)), ""
         )
-        if not target and last and last.position >= self.turn.position - _RECENT_TURNS:
+        last = self.state.open_errors[-1] if latest and self.state.open_errors else None
+        if (
+            not target
+            and not stems
+            and last
+            and last.position >= self.turn.position - _RECENT_TURNS
+        ):
             target = last.label
         self._resolve(target, quote, "back_to_normal")
         return bool(target)

@@ -337,7 +337,9 @@ def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
     if state and _CONDITION_BEFORE.search(stripped, 0, state.start()):
         state = None  # "the party can wait until the roof is fixed": a condition, not a report
     if state:
-        emit.fixed_state(stripped, stripped[: state.start()], sentence)
+        # "No more duplicate emails": what is no more follows; "the X bug is fixed": it comes first.
+        subject = stripped[state.end() :] if state.start() == 0 else stripped[: state.start()]
+        emit.fixed_state(stripped, subject, sentence)
         return "completed"
     back = _BACK_TO_NORMAL.search(stripped) if role == "user" and emit.state.open_errors else None
     if back and not _NEGATED.search(stripped, 0, back.end()):

@@ -2413,6 +2413,8 @@ def _error_statuses(problem: str, later: str) -> dict[str, str]:
             "The worker fails with KeyError: 'region'.",
             "Turned out to be a typo in the env; sorted.",
         ),
+        ("Customers get duplicate emails.", "No more duplicate emails since the patch."),
+        ("The printer only prints blank pages.", "printing works again, it was the driver"),
     ],
 )
 def test_a_problem_reported_over_is_resolved(problem: str, later: str) -> None:

@@ -426,6 +426,18 @@ DECISION = _lexicon(
     r"\bvote (?:came out|went|was) [\w-]+ (?:for|in favou?r of)\b",
     r"\b(?:is|it's) a go\b",
     r"\b(?:is|are) off the table\b",
+    # A conclusion drawn, with "so": "so the filters should be in the URL query", "so the German
+    # card names get translated", "dated urls then I guess", "it's going to be the dark variant".
+    r"^so,? (?:the |our |all |every )?[\w-]+(?: [\w-]+){0,3} (?:should|will|must) (?:be|go|live|"
+    r"stay|sit) (?:in|on|at|into|under|as)\b",
+    r"^so,? (?:the |our |all |every )?[\w-]+(?: [\w-]+){0,3} gets? (?!(?:worse|better|stuck|lost|"
+    r"wiped|deleted|dropped|ignored|skipped|rejected|corrupted|truncated|duplicated)\b)[a-z]+ed\b",
+    r"^(?:(?:ok|okay|right|fine|alright|so|yeah|yes)[,.!]? )?[\w.-]+(?: [\w.-]+){0,2} then,? i guess\b",
+    r"\bit(?:'s| is) going to be (?!(?:a |an )?(?:problem|issue|pain|hard|tough|fine|ok|okay|"
+    r"difficult|tricky|slow|expensive|long|close|tight|messy|fun|busy|late|worth)\b)[a-z]",
+    # The outcome of a deliberation: "after thinking with Tomasz we will do a snapshot".
+    r"\bafter (?:thinking(?: it over)?|some thought|weighing(?: it)?|discussing(?: it)?|"
+    r"some back and forth|a lot of back and forth|sleeping on it)\b",
     # A conclusion drawn: "alright, weekly is the cadence then".
     r"\b(?:is|'s) (?:the|our) (?:cadence|plan|date|venue|winner|pick|choice|format|approach|"
     r"default|deadline|budget|frequency|schedule|slot|setup|stack|tool|vendor|provider|host|"

@@ -150,6 +150,8 @@ def test_indirect_choice_is_a_decision(text: str) -> None:
         "We need to pick state management and local storage this week.",
         "The schedule is great.",
         "Here is the error from DBeaver:",
+        "It's going to be a problem for the Android build.",
+        "So the old rows get deleted every night, which is the bug.",
     ],
 )
 def test_near_misses_are_not_decisions(text: str) -> None:
@@ -2144,6 +2146,11 @@ def test_the_same_words_stating_no_failure_are_no_error(text: str) -> None:
         ("Honestly the simplest is to just cron it, so that's what we'll do.", "just cron it"),
         ("We agreed to freeze the API until the release.", "freeze the API until the release"),
         ("Alright, weekly is the cadence then.", "weekly is the cadence"),
+        ("So the filters should be in the URL query.", "filters should be in the URL query"),
+        ("So the German card names get translated.", "German card names get translated"),
+        ("ok, dated urls then I guess, if he insists", "dated urls then I guess"),
+        ("For the checkout it's going to be the dark variant.", "going to be the dark variant"),
+        ("After some back and forth we'll do a soft launch in May.", "soft launch in May"),
         ("The new rule: every PR needs one approval.", "every PR needs one approval"),
         ("Verdict: Hetzner for the staging boxes.", "Hetzner for the staging boxes"),
     ],

@@ -1118,6 +1118,10 @@ PENDING = _lexicon(
     r"\b(?:needs?|has|have) to be (?!able\b|careful\b|aware\b|sure\b|used\b|based\b)[a-z]+(?:ed|en)\b",
     r"\bneeds to (?!be\b|handle|support|work|run|"
     r"stay|have|talk|show|scale|fit|survive|know|understand|match)",
+    # Waiting on someone, or on a list: "the vendor still owes us the API keys", "renewing the
+    # cert is on my list for Friday".
+    r"\bstill owes? (?:us|me|them)\b",
+    r"\b(?:is|are|'s) on (?:my|our|the) (?:list|todo list|to-do list|plate)\b",
 )
 
 _PRONOUN = r"(?:He|She|It|We|You|They|This|That|There|Here|What|Who|Which|Everyone|Nobody)\b"
@@ -1126,7 +1130,7 @@ PENDING_CASED = Guarded(
     re.compile(
         r"\b(?:is|'s) on [A-Z][a-z]+\.?$|"
         # "Priya is on the SSO piece this week": a piece of work in someone's hands.
-        r"^[A-Z][a-z]+ (?:is|'s) on (?:the )?[\w -]{2,30} (?:this|next) (?:week|sprint|month)\b|"
+        r"^[A-Z][a-z]+(?: is|'s) on (?:the )?[\w -]{2,30} (?:this|next) (?:week|sprint|month)\b|"
         # "Mei is scheduling it", "Grace in my team is handling the recovery", "Elif, our
         # counsel, is reviewing the DPA", "the labelling vendor is re-checking the images".
         r"^(?:(?!"

@@ -2364,7 +2364,10 @@ def test_a_fix_got_working_is_work_done_not_work_in_progress() -> None:
         "once legal signs off we can publish the page",
         "After the migration, the old bucket can be deleted.",
         "Priya is on the SSO piece this week.",
+        "Priya's on the invoices this week.",
         "The README needs a section on deployment.",
+        "The vendor still owes us the API keys.",
+        "Renewing the SSL cert is on my list for Friday.",
     ],
 )
 def test_work_waiting_on_something_is_pending(text: str) -> None:

@@ -148,24 +148,16 @@ _DID_OBJECT = (
 )
 
 # Clause boundaries: semicolons, dashes, and a comma or "and" that opens a new subject or a
-# connective. A plain comma inside a noun phrase list is not a boundary. The branches are grouped
-# by the character they open with (a space, ';', ',' or ':'), so that the regex engine rejects a
-# position by that character; branches opening with different characters never meet at one
-# position, and each keeps its order within its group. The character is read first, and its
-# group told by a look-behind: a pattern opening with a class lets the regex engine skip
-# straight to the next such character.
+# connective. A plain comma inside a noun phrase list is not a boundary. The character a break
+# opens with (a ';', ',', ':' or a space) is read first: a pattern opening with a class lets the
+# regex engine skip straight to the next such character. A break after ';', ',' or ':' goes on
+# with a space, which is read next, the punctuation before it told by a look-behind: at a space
+# followed by a word (most positions), the engine rejects those breaks by that one character,
+# before any look-behind. Breaks opening with different characters never meet at one position,
+# so the break at a space can come last; its "and" branches share one look-ahead.
 _CLAUSE_BREAK = re.compile(
-    r"[;\s,:](?:(?<=;)\s+"
-    r"|(?<=\s)\s*(?:;\s+|[—–]\s+|--?\s+"
-    r"|and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now|so|there's|this)\b)"
-    r"|but\s+"
-    r"|and\s+(?=(?:\w+\s+){1,2}(?:crashed|failed|broke|hung|threw|died|stopped)\b)"
-    # ... and in the present, after a subject of two or three words: "and every event fails".
-    r"|and\s+(?=(?:\w+\s+){2,3}(?:also\s+|still\s+)?(?:fails|crashes|breaks|hangs|freezes|dies|"
-    r"throws|times out)\b)"
-    r"|and\s+(?=(?:" + _PAST + r")\b)"
-    r"|and\s+(?=" + _DID_OBJECT + r"))"
-    r"|(?<=,)\s+(?:(?=(?:" + _PAST + r")\s)"
+    r"[;\s,:](?:\s(?:(?<=;\s)\s*"
+    r"|(?<=,\s)\s*(?:(?=(?:" + _PAST + r")\s)"
     r"|(?=" + _DID_OBJECT + r")"
     r"|(?=(?:so|but|then|and|which|although|though|while|whereas|plus|yet|because|since"
     r"|turns out|it turns out"
@@ -174,7 +166,15 @@ _CLAUSE_BREAK = re.compile(
     r"|but\s+"
     r"|(?=[A-Z][a-z]+ (?:is|will|has|'s|can|says)\b))"
     # Not after an exception's name: "failed with KeyError: 'currency'" is one message.
-    r"|(?<=\w\w:)(?<!Error:)(?<!Exception:)\s+(?![\w.-]*\d)(?=\S))"
+    r"|(?<=\w\w:\s)(?<!Error:\s)(?<!Exception:\s)\s*(?![\w.-]*\d)(?=\S))"
+    r"|(?<=\s)\s*(?:;\s+|[—–]\s+|--?\s+|but\s+"
+    r"|and\s+(?=(?:I|I'm|I've|I'll|we|we're|we'll|it|it's|they|that's|then|now|so|there's|this)\b"
+    r"|(?:\w+\s+){1,2}(?:crashed|failed|broke|hung|threw|died|stopped)\b"
+    # ... and in the present, after a subject of two or three words: "and every event fails".
+    r"|(?:\w+\s+){2,3}(?:also\s+|still\s+)?(?:fails|crashes|breaks|hangs|freezes|dies|"
+    r"throws|times out)\b"
+    r"|(?:" + _PAST + r")\b"
+    r"|" + _DID_OBJECT + r")))"
 )
 
 # What every clause break holds (a ';', ',' or ':', a dash, "and" or "but"): a sentence with none

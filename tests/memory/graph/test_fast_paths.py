@@ -122,7 +122,6 @@ _PLAIN_CLAUSE_BREAK = re.compile(
 _PLAIN_FORMS = [
     (sentences._CLAUSE_BREAK, _PLAIN_CLAUSE_BREAK),
     (sentences._AND_THE, re.compile(sentences._AND_THE.pattern.replace(r"\s\s*and", r"\s+and"))),
-    (labels._TRAILING_PUNCT, re.compile(r"[\s,;:.!?\-—–]+$")),
     (
         labels._TRAILING_WORD.any_case,
         re.compile(labels._TRAILING_WORD.any_case.pattern.replace(r"\s\s*", r"\s+", 1), re.I),
@@ -149,6 +148,21 @@ def test_the_forms_opening_with_a_class_split_generated_text_alike(chosen, joine
     text = joiner.join(chosen)
     for fast, plain in _PLAIN_FORMS:
         assert fast.split(text) == plain.split(text), (plain.pattern[:30], text)
+
+
+# The trailing punctuation as a regex strips it (the form ``labels._without_trailing_punct`` replaces).
+_PLAIN_TRAILING_PUNCT = re.compile(r"[\s,;:.!?\-—–]+$")
+
+
+def test_trailing_punctuation_is_stripped_as_the_regex_strips_it():
+    for text in [*corpus_texts(), "done.\n", "ok ,;\u2003", "x -\n", "a.\nb", "\x1c", "—", ""]:
+        assert labels._without_trailing_punct(text) == _PLAIN_TRAILING_PUNCT.sub("", text), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=" \t\n\u2003\x1c,;:.!?-—–ab", max_size=12))
+def test_trailing_punctuation_of_generated_text_is_stripped_as_the_regex_strips_it(text):
+    assert labels._without_trailing_punct(text) == _PLAIN_TRAILING_PUNCT.sub("", text)
 
 
 # --- first characters and block-level tests -------------------------------------------------
@@ -610,7 +624,7 @@ def plain_strip_leading(text: str) -> str:
 
 def plain_strip_trailing(text: str) -> str:
     while True:
-        text = labels._TRAILING_PUNCT.sub("", text)
+        text = _PLAIN_TRAILING_PUNCT.sub("", text)
         tag = labels._TRAILING_WORD.search(text)
         if tag is None or " " not in text[: tag.start()].strip():
             return text

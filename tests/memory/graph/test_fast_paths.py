@@ -165,6 +165,20 @@ def test_trailing_punctuation_of_generated_text_is_stripped_as_the_regex_strips_
     assert labels._without_trailing_punct(text) == _PLAIN_TRAILING_PUNCT.sub("", text)
 
 
+def test_every_quoted_name_holds_the_end_scanned_for_before_it():
+    texts = [*corpus_texts(), "open 'Q3 Forecast.xlsx' now", "it's in “Read Me.md”", "a 'b.c"]
+    for text in texts:
+        for m in paths._QUOTED_NAME.finditer(text):
+            assert paths._QUOTED_NAME_END.search(m.group(0)), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="\"'`“‘”’ .,(ab1_xlsx", max_size=16))
+def test_every_quoted_name_in_generated_text_holds_the_end(text):
+    for m in paths._QUOTED_NAME.finditer(text):
+        assert paths._QUOTED_NAME_END.search(m.group(0))
+
+
 # --- first characters and block-level tests -------------------------------------------------
 
 _TABLE, _QUOTE = re.compile(r"^\s*\|"), re.compile(r"^\s*>")

@@ -31,6 +31,7 @@ _LATER_REQUEST = re.compile(
 # A short question tagged onto a statement: "..., any idea?", "..., right?".
 _TAG_QUESTION = re.compile(r",\s*(?:\S+\s+){0,3}\S+\?\s*$")
 _DIGIT = Twin(re.compile(r"\d"))
+_DIGIT_BYTES = bytes(range(ord("0"), ord("9") + 1))
 _INLINE_CODE = re.compile(r"`([^`\n]{4,200})`")
 _STACK_SPLIT = re.compile(r",\s*|\s+and\s+")
 _NOT_TECH = frozenset("i we it the a an our my this that no".split())
@@ -137,7 +138,7 @@ def _references(segs: Segments, emit: Emitter) -> None:
     text, sentences = segs.inline_text, segs.sentences
     named = [(NodeType.FILE, p, "path", 0.75) for p in paths.find_paths(text)]
     named += [(NodeType.ENDPOINT, e, "endpoint", 0.75) for e in paths.find_endpoints(text)]
-    if _DIGIT.search(text):  # every environment fact has a version or a model number
+    if _holds_digit(text):  # every environment fact has a version or a model number
         named += [
             (NodeType.ENVIRONMENT, m.group(0), "environment", 0.7)
             for m in phrases.ENVIRONMENT.finditer(text)
@@ -161,6 +162,14 @@ def _references(segs: Segments, emit: Emitter) -> None:
                 _quote_for(m.group(1), sentences),
                 cue="quoted_error",
             )
+
+
+def _holds_digit(text: str) -> bool:
+    r"""Whether ``text`` holds a digit (``\d``). An ASCII text does when deleting the digits
+    from its bytes shortens them: a table lookup per character, cheaper than the regex scan."""
+    if text.isascii():
+        return len(text.encode("ascii").translate(None, _DIGIT_BYTES)) != len(text)
+    return _DIGIT.search(text) is not None
 
 
 def _goal(text: str, emit: Emitter) -> bool:
@@ -208,7 +217,12 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
         if not tag:
             return ""
         text = text[: tag.start()]  # "X returns 502 behind nginx, any idea?": X is stated
-    if not emit.advisory and _ERROR_LINE_START.match(text) and failures.is_error_message(text):
+    if (
+        not emit.advisory
+        and ":" in text  # both openings of an error line end with a colon: a cheaper test first
+        and _ERROR_LINE_START.match(text)
+        and failures.is_error_message(text)
+    ):
         # A pasted message line in prose ("Uncaught ReferenceError: X is not defined").
         emit.error(failures.error_line_label(text), text, cue="quoted_error")
         return "error"

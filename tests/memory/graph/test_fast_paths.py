@@ -179,6 +179,11 @@ def test_every_quoted_name_in_generated_text_holds_the_end(text):
         assert paths._QUOTED_NAME_END.search(m.group(0))
 
 
+def test_a_digit_is_told_as_the_regex_tells_it():
+    for text in [*corpus_texts(), "v3", "٣ arabic three", "no digit", "", "²"]:
+        assert extraction._holds_digit(text) == bool(extraction._DIGIT.search(text)), text
+
+
 # --- first characters and block-level tests -------------------------------------------------
 
 _TABLE, _QUOTE = re.compile(r"^\s*\|"), re.compile(r"^\s*>")

@@ -13,12 +13,7 @@ MAX_SIMILAR_PER_WORD = 64  # recent labels sharing a word that a new label is co
 MAX_OPEN_ERRORS = 64  # open errors a later fix may resolve
 _RECENT_TURNS = 4  # how far back "works now" may reach for the problem it ends
 _PRONOUNS = frozenset("it everything all things stuff".split())
-_GENERIC_STEMS = frozenset("build run job test work".split())
-
-
-def _stems(content_words: frozenset[str]) -> set[str]:
-    return {words.stem(w) for w in content_words}
-
+_GENERIC_STEMS = frozenset("build run job test work".split())  # any build is no one build
 
 _BY = re.compile(r"\s+(?:by|with|via|through)\s+.*$", re.IGNORECASE)
 _LEADING_BY = re.compile(r"^\s*(?:by|with|via|through)\s+", re.IGNORECASE)
@@ -250,7 +245,7 @@ class Emitter:
         works now", "the build is green again") and ``latest``, the latest one reported in the
         last few turns."""
         topic = labels.content_words(subject) - _GENERIC_ERROR_WORDS - labels.STATUS_WORDS
-        stems = {words.stem(w) for w in topic - _PRONOUNS} - _GENERIC_STEMS
+        stems = _stems(topic - _PRONOUNS) - _GENERIC_STEMS
         target = next(
             (e.label for e in reversed(self.state.open_errors) if stems & _stems(e.words)), ""
         )
@@ -305,3 +300,7 @@ class Emitter:
         if self.state.open_errors and self.state.open_errors[-1].position == self.turn.position - 1:
             return self.state.open_errors[-1].label
         return ""
+
+
+def _stems(content_words: frozenset[str]) -> set[str]:
+    return {words.stem(w) for w in content_words}

@@ -376,6 +376,7 @@ _CHOOSER_FIRST = re.compile(
     r"build|write|send|store|host|pay|buy|book|hire|offer)\b",
     re.IGNORECASE,
 )
+
 # A clause whose subject comes first ("i keep getting logged out") is no imperative, whatever verb
 # follows the subject.
 _SUBJECT_FIRST = re.compile(r"^\s*(?:i|we|they|he|she|it)\s", re.IGNORECASE)

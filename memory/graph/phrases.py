@@ -410,7 +410,7 @@ DECISION = _lexicon(
     r"\bwent with\b",
     r"\bdecided (?:to|on|that|against)\b",
     # "we decided unique tests are better": the decision as a clause, without "that".
-    r"\b(?:we|i|they)(?: (?:have|had|just|finally|already))? decided (?!(?:not|yet|whether|if|"
+    r"\b(?:we|i|they)(?:'ve|'d| (?:have|had|just|finally|already))? decided (?!(?:not|yet|whether|if|"
     r"how|what|which|when|where|who|why)\b)[a-z]",
     # A judgement that ranks one option above another: "a unique test is better than the package".
     r"\b(?:is|are|feels?|seems?) (?:\w+ )?(?:better|simpler|safer|cleaner) than\b",
@@ -465,6 +465,12 @@ DECISION = _lexicon(
     # A rule laid down: "vendors get paid net-30, no exceptions".
     r"\bno exceptions\s*[.!]?$",
     r"\bstick(?:ing)? with\b",
+    r"\bstick(?:ing)? to (?:the|our|my|a|one) (?!(?:plan|point|script|schedule|topic)\b)",
+    # A new arrangement stated: "the new opening hours are 9 to 5".
+    r"^(?:(?:ok|okay|so|right|alright),? )?(?:the|our) new [\w -]{2,30}? (?:is|are|will be) "
+    r"(?![^.;]*\bthan\b)(?![a-z]+ed\b|(?:built|done|gone|set up|sent|paid|made|written|shown)\b)"
+    r"(?!(?:broken|slow|down|failing|wrong|missing|great|good|nice|better|worse|ready|live|out|"
+    r"here|done|not|still|really|so|too|very|a bit|kind of|pretty|up|on|in|coming|arriving)\b)",
     r"\bstuck with\b",
     r"\bswitching (?:to|over|from|back)\b",
     r"(?:^|\b(?:we|i|let's|will|'ll|to|should|gonna)\s+)switch (?:to|over|from|back)\b",
@@ -560,7 +566,7 @@ DECISION = _lexicon(
     r"\bmy (?:gut|instinct|first instinct) (?:says|said|is|was|tells me)\b",
     # Committed to: "per household for sure", "the lineup is final", "the date is locked in".
     r"\bfor sure\b(?<!know for sure)(?<!say for sure)(?<!tell for sure)",
-    r"\b(?:is|are) (?:now )?(?:final|locked in|set in stone)\b",
+    r"(?<!\bnothing )\b(?:is|are) (?:now )?(?:final|locked in|set in stone)\b(?! yet\b)",
     r"\bmy vote (?:is |goes )?(?:for|to)\b",
     r"\bgets my vote\b",
     r"\bthe winner is\b",

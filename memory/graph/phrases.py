@@ -878,7 +878,7 @@ DONE_STATE = _lexicon(
     r"no longer",
     # A failure gone: "checkout doesn't hang anymore", "the load test doesn't throw anymore".
     r"(?:doesn't|does not|don't|won't|isn't|aren't|didn't) (?:\w+ )?(?:hang|crash|throw|fail|freez|"
-    r"break|leak|error|flicker|jitter|stall|die|time out|stutter|lag)\w* (?:\w+ )?anymore\b",
+    r"break|leak|error|flicker|jitter|stall|die|time out|stutter|lag|slow)\w* (?:\w+ )?anymore\b",
     r"(?:is|are) gone",
     r"finished overnight",
     r"(?:has|have) been (?:fixed|merged|"
@@ -1561,6 +1561,14 @@ _RARE = _lexicon(
     r"\b(?:get|gets|got|getting|receive|receives|received|see|sees|seeing) (?:duplicate|double) "
     r"\w+",
     r"\b(?:a|one|two|a few|\d+) cents? off\b|\boff by (?:a|one|\d+) cents?\b",
+    # Turned away or not started: "the bank rejected the transfer", "half the RSVPs bounced",
+    # "the heating didn't come on", "we're 200 pounds short".
+    r"\b(?:declined|rejected|refused) (?:the |my |our |his |her |their |\w+ )?(?:payments?|cards?|"
+    r"transfers?|transactions?|uploads?|orders?|bookings?)\b|\b(?:payment|card|transfer|"
+    r"transaction|booking)s? (?:was |were |got |gets |is |are )?(?:declined|rejected|refused)\b",
+    r"\b(?:bounced|bounces|bouncing)\b(?! (?:ideas?|back|around|off)\b)",
+    r"\b(?:didn't|did not|won't|doesn't|does not) (?:come|turn|switch) on\b",
+    r"\b(?:\d+|a few|some) (?:pounds|dollars|euros|quid|bucks) short\b",
     r"(?<!\bhe )(?<!\bshe )\bkeeps (?:logging|kicking|signing|locking) (?:me|us|people|users) out\b",
 )
 
@@ -1589,7 +1597,7 @@ ERROR_META = _lexicon(
     r"returns? [45]\d\d\b.*\b(?:now|again|instead)\b|no longer|not anymore|"
     r"(?:don't|do not|didn't) want to|in case|to avoid|to prevent|without (?:it|this|that)|"
     r"(?:incident|issue|bug|problem|outage) is (?:now )?(?:closed|resolved|fixed|gone|over)|"
-    r"without (?:errors?|fail\w*|collaps\w*|crash\w*)|zero errors?|nobody (?:dies|died|will die)|(?:doesn't|does not|don't|won't|isn't|aren't|didn't) (?:\w+ )?(?:hang|crash|throw|fail|freez|break|leak|error|flicker|jitter|stall|die|time out|stutter|lag)\w* (?:\w+ )?anymore|errors? (?:are|is) (?:now )?(?:handled|caught|"
+    r"without (?:errors?|fail\w*|collaps\w*|crash\w*)|zero errors?|nobody (?:dies|died|will die)|(?:doesn't|does not|don't|won't|isn't|aren't|didn't) (?:\w+ )?(?:hang|crash|throw|fail|freez|break|leak|error|flicker|jitter|stall|die|time out|stutter|lag|slow)\w* (?:\w+ )?anymore|errors? (?:are|is) (?:now )?(?:handled|caught|"
     r"logged)|if (?:it|this|that|they|the \w+) (?:\w+ )?(?:fails|hangs|crashes|breaks|stuck|dies|"
     r"times out)|"
     # Wanting something to fail is a requirement: "they want to see a reused token failing".

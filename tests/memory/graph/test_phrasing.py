@@ -1929,6 +1929,10 @@ def test_an_everyday_problem_is_an_error(text: str) -> None:
         "We bounced ideas around for the logo.",
         "The API returns the field as null when unset, by design.",
         "He keeps asking me out for lunch.",
+        "I'm sick of rewriting this config.",
+        "The lights come on at 6 automatically.",
+        "He declined the invitation politely.",
+        "It isn't slow anymore since the index.",
         "Nothing appears to be wrong with the config.",
         "The tap water is fine.",
     ],
@@ -2297,6 +2301,11 @@ def test_an_option_the_assistant_offered_turned_down_is_no_decision() -> None:
         "It keeps logging me out.",
         "Customers get duplicate emails.",
         "The invoices come out a cent off.",
+        "Half the RSVPs bounced.",
+        "The hall's heating didn't come on.",
+        "We're 200 pounds short in the kitty.",
+        "The card reader declined three payments in a row.",
+        "The bank rejected the transfer.",
     ],
 )
 def test_a_symptom_in_plain_words_is_an_error(text: str) -> None:

@@ -856,6 +856,9 @@ DONE_STATE = _lexicon(
     r"delivered|assembled|mounted|painted|planted|poured|printed|framed|hung)\b",
     r"(?:went|turned|is|are) green\b",
     r"\b(?:ran|came back|went through|passed) clean(?:ly)?\b",
+    # "finally got around to updating the README", "that's the invoices sorted".
+    r"\bgot around to \w+ing\b",
+    r"^that's (?:the |all the |my |our )?[\w -]{2,30}? (?:sorted|done|handled|finished|out of the way)\b",
     # Out and checked: "the onboarding flow is out in the wild", "the invoices look right this time".
     r"(?:is|are) (?:now )?out in the wild\b",
     r"\blooks? (?:right|correct|good|fine) (?:now|this time)\b",

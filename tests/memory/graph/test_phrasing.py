@@ -289,6 +289,8 @@ def test_work_planned_for_later_today_stays_pending(text: str) -> None:
         "The photographer is booked and paid.",
         "The new desk is assembled.",
         "The grant application went in on Friday.",
+        "Finally got around to updating the README.",
+        "That's the invoices sorted.",
     ],
 )
 def test_state_reached_is_completed(text: str) -> None:

@@ -12,7 +12,7 @@ from memory.graph.types import Candidate, Evidence, NodeType, Status, Turn
 MAX_SIMILAR_PER_WORD = 64  # recent labels sharing a word that a new label is compared with
 MAX_OPEN_ERRORS = 64  # open errors a later fix may resolve
 _RECENT_TURNS = 4  # how far back "works now" may reach for the problem it ends
-_PRONOUNS = frozenset("it everything all things stuff".split())
+_VAGUE_SUBJECTS = frozenset("everything all things stuff".split())  # "it" is no content word
 _GENERIC_STEMS = frozenset("build run job test work".split())  # any build is no one build
 
 _BY = re.compile(r"\s+(?:by|with|via|through)\s+.*$", re.IGNORECASE)
@@ -245,7 +245,7 @@ class Emitter:
         works now", "the build is green again") and ``latest``, the latest one reported in the
         last few turns."""
         topic = labels.content_words(subject) - _GENERIC_ERROR_WORDS - labels.STATUS_WORDS
-        stems = _stems(topic - _PRONOUNS) - _GENERIC_STEMS
+        stems = _stems(topic - _VAGUE_SUBJECTS) - _GENERIC_STEMS
         target = next(
             (e.label for e in reversed(self.state.open_errors) if stems & _stems(e.words)), ""
         )

@@ -223,23 +223,9 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     """Emit the fact one clause states; returns its kind ("decision", "error", ...) or ""."""
     clause = clause.rstrip(" :")
     low = clause.lower()  # the lexicons match lower-cased text
-    if role == "user" and low.startswith(("instead of ", "rather than ")):
-        emit.set_aside = (sentence, clause) if "," not in clause else None
-        if emit.set_aside:
-            return ""  # "Instead of a rewrite, ...": what the choice after the comma replaces
-    elif emit.set_aside and emit.set_aside[0] == sentence:
-        aside, emit.set_aside = emit.set_aside[1], None
-        if _CHOOSER_FIRST.match(labels.strip_filler(clause)):
-            # "Instead of a rewrite, we'll refactor billing in place" says "we'll refactor billing
-            # in place instead of a rewrite": the choice, and the option it replaces.
-            decisions.decision(
-                f"{clause.rstrip(' .!')} {aside[0].lower()}{aside[1:]}",
-                sentence,
-                emit,
-                cue="instead",
-                conf=0.7,
-            )
-            return "decision"
+    fronted = _fronted_alternative(clause, low, sentence, role, emit)
+    if fronted is not None:
+        return fronted
     if role == "user" and _CONFIRMED_FIX.match(labels.strip_filler(clause)):
         emit.resolve_latest(sentence, cue="confirmed_fix")
         return "completed"
@@ -325,6 +311,25 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     return "" if ended else _problem(clause, sentence, role, emit)
 
 
+def _fronted_alternative(
+    clause: str, low: str, sentence: str, role: str, emit: Emitter
+) -> str | None:
+    """ "Instead of a rewrite, we'll refactor billing in place" says "we'll refactor billing in
+    place instead of a rewrite": the fronted clause is set aside ("") and read with the choice
+    after its comma ("decision"). None: the clause is neither."""
+    if role == "user" and low.startswith(("instead of ", "rather than ")):
+        emit.set_aside = None if "," in clause else (sentence, clause)
+        return "" if emit.set_aside else None
+    if not emit.set_aside or emit.set_aside[0] != sentence:
+        return None
+    aside, emit.set_aside = emit.set_aside[1], None
+    if not _CHOOSER_FIRST.match(labels.strip_filler(clause)):
+        return None
+    option = f"{clause.rstrip(' .!')} {aside[0].lower()}{aside[1:]}"
+    decisions.decision(option, sentence, emit, cue="instead", conf=0.7)
+    return "decision"
+
+
 def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
     """A fix ("Fixed the X by Y") or a problem reported gone ("the X bug is fixed"): "completed";
     "ended" for a problem reported over ("works now"), whose clause may still report work."""
@@ -342,10 +347,12 @@ def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
         emit.fixed_state(stripped, subject, sentence)
         return "completed"
     back = _BACK_TO_NORMAL.search(stripped) if role == "user" and emit.state.open_errors else None
-    if back and not _NEGATED.search(stripped, 0, back.end()):
+    if (
+        back
+        and not _NEGATED.search(stripped, 0, back.end())
+        and not _CONDITION_BEFORE.search(stripped, 0, back.start())
+    ):
         subject = stripped[: back.start()]
-        if _CONDITION_BEFORE.search(stripped, 0, back.start()):
-            return ""
         # "All my notes are gone" is a problem; "the login bug is gone", "the 502s stopped" end one.
         named = not back.group(1) or failures.names_problem(subject)
         if emit.back_to_normal(subject, sentence, latest=named):

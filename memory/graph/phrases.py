@@ -103,12 +103,11 @@ def _factored(branches: list[str]) -> str:
 def _opens_with_literal(branch: str) -> bool:
     """Whether ``branch`` opens with one literal character, not repeated."""
     first = branch[:1]
-    return (first.isalnum() or first in ("'", ",", " ", "-")) and branch[1:2] not in (
-        "?",
-        "*",
-        "+",
-        "{",
-    )
+    return (first.isalnum() or first in _LITERAL_MARKS) and branch[1:2] not in _QUANTIFIERS
+
+
+_LITERAL_MARKS = ("'", ",", " ", "-")
+_QUANTIFIERS = ("?", "*", "+", "{")
 
 
 def _closing(pattern: str, start: int) -> int:

@@ -168,6 +168,7 @@ def session_record(session: Session, run: dict) -> dict:
         "macro_f1": score["macro_f1"],
         "extracted": run["extracted"],
         "misses": score["misses"],
+        "miss_kinds": scoring.miss_kinds(score["misses"], run["extracted"], session.messages),
         "spurious": score["spurious"],
         "extract_ms": run["extract_ms"],
         "render_ms": run["render_ms"],
@@ -209,6 +210,7 @@ def aggregate(records: Sequence[dict], sources: dict[str, str]) -> dict:
         "by_origin": scoring.macro_by(scores, "origin"),
         "resume_tokens": mean_tokens(records),
         "extract_ms": {"median": median(times), "p95": percentile(times, 95)} if times else None,
+        "miss_kinds": scoring.total_miss_kinds(r["miss_kinds"] for r in records),
         "label_quality": scoring.label_quality(
             [(r["extracted"], sources[r["id"]]) for r in records]
         ),

@@ -10,7 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from benchmarks.scoring import CATEGORIES  # noqa: E402
+from benchmarks.scoring import CATEGORIES, MISS_KINDS  # noqa: E402
 
 
 def pct(value: float | None) -> str:
@@ -99,6 +99,16 @@ def quality_table(results: dict) -> list[str]:
         "near-duplicate pairs",
     ]
     return table(header, rows)
+
+
+def miss_kinds_table(results: dict) -> list[str]:
+    """Our method's misses by kind: what a category's recall would gain from better detection
+    (the item is in one sentence), from better typing, or only from paraphrase."""
+    kinds = results["aggregate"].get("miss_kinds")
+    if not kinds:
+        return []
+    rows = [[c] + [str(kinds[c][k]) for k in MISS_KINDS] for c in CATEGORIES]
+    return table(["category", *(k.replace("_", " ") for k in MISS_KINDS)], rows)
 
 
 def lifecycle_table(results: dict) -> list[str]:
@@ -267,6 +277,7 @@ def markdown(results: dict) -> str:
         ("Macro F1 by register", breakdown_table(results, "by_register")),
         ("Macro F1 by origin", breakdown_table(results, "by_origin")),
         ("Label quality", quality_table(results)),
+        ("Misses of tokenmizer by kind", miss_kinds_table(results)),
         ("Lifecycle", lifecycle_table(results)),
         ("Beside the published TokenMizer 0.5.4 figures", published_lines(results)),
         ("Table III of the TokenMizer v0.3.1 paper", table_iii_lines(results)),

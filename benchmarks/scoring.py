@@ -88,6 +88,48 @@ def score_session(extracted: dict[str, list[str]], ground_truth: dict) -> dict:
     }
 
 
+MISS_KINDS = ("mistyped", "in_user_sentence", "in_assistant_sentence", "paraphrased")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def miss_kinds(
+    misses: dict[str, list[str]], extracted: dict[str, list[str]], messages: Sequence[dict]
+) -> dict[str, dict[str, int]]:
+    """What each missed item is, per category: ``mistyped`` (a label of another category covers
+    it), ``in_user_sentence`` / ``in_assistant_sentence`` (one sentence of the transcript covers
+    it, so an extractor reading that sentence could have found it), or ``paraphrased`` (no single
+    sentence does). Counts only: the kinds of misses can be reported for a corpus nobody reads."""
+    sentences = [
+        (m.get("role"), piece)
+        for m in messages
+        if isinstance(m.get("content"), str)
+        for piece in _SENTENCE_BREAK.split(m["content"])
+        if piece.strip()
+    ]
+    out = {}
+    for category, items in misses.items():
+        kinds = dict.fromkeys(MISS_KINDS, 0)
+        for item in items:
+            others = (lb for c, labels in extracted.items() if c != category for lb in labels)
+            if any(covers(lb, item) for lb in others):
+                kinds["mistyped"] += 1
+                continue
+            role = next((r for r, text in sentences if covers(text, item)), None)
+            kinds[f"in_{role}_sentence" if role in ("user", "assistant") else "paraphrased"] += 1
+        out[category] = kinds
+    return out
+
+
+def total_miss_kinds(per_session: Iterable[dict[str, dict[str, int]]]) -> dict:
+    """``miss_kinds`` summed over the sessions of a corpus, per category."""
+    totals = {c: dict.fromkeys(MISS_KINDS, 0) for c in CATEGORIES}
+    for kinds in per_session:
+        for category, counts in kinds.items():
+            for kind, n in counts.items():
+                totals[category][kind] += n
+    return totals
+
+
 def macro(session_scores: Iterable[dict]) -> float | None:
     """Corpus macro F1: the mean of the session macro F1s (sessions with none are skipped)."""
     values = [s["macro_f1"] for s in session_scores if s["macro_f1"] is not None]

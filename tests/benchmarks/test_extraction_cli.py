@@ -45,7 +45,11 @@ def test_cli_writes_json_markdown_and_chart(corpus_dir, tmp_path):
         extraction.main(["--corpus", str(corpus_dir), "--out", str(out), "--no-scaling", "--quiet"])
         == 0
     )
-    assert out.with_suffix(".md").read_text().startswith("# Extraction benchmark")
+    report = out.with_suffix(".md").read_text()
+    assert report.startswith("# Extraction benchmark")
+    assert (
+        "| category | mistyped | in user sentence | in assistant sentence | paraphrased |" in report
+    )
     assert out.with_suffix(".png").stat().st_size > 0
     results = json.loads(out.read_text())
     assert results["corpus"]["id"] == "tiny_corpus"
@@ -66,6 +70,7 @@ AGGREGATE_KEYS = {
     "resume_tokens",
     "extract_ms",
     "label_quality",
+    "miss_kinds",
 }
 SESSION_KEYS = {
     "id",
@@ -75,6 +80,7 @@ SESSION_KEYS = {
     "macro_f1",
     "extracted",
     "misses",
+    "miss_kinds",
     "spurious",
     "extract_ms",
     "resume_tokens",

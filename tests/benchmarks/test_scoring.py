@@ -11,10 +11,12 @@ from benchmarks.scoring import (
     macro,
     macro_by,
     micro,
+    miss_kinds,
     near_duplicates,
     score_category,
     score_session,
     spans_sentences,
+    total_miss_kinds,
 )
 
 
@@ -150,3 +152,56 @@ def test_label_quality_summary():
     assert q["labels"] == 3
     assert q["near_duplicate_pairs"] == 1
     assert q["mean_label_chars"] == pytest.approx(11 / 3)
+
+
+MESSAGES = [
+    {"role": "user", "content": "The nightly export keeps dropping the last row. Can you look?"},
+    {"role": "assistant", "content": "Found it.\nWe will cache rates in Redis from now on."},
+]
+
+
+def test_misses_are_told_apart_by_where_the_item_is():
+    misses = {
+        "errors": ["export keeps dropping the last row", "login page shows a blank screen"],
+        "decisions": ["cache rates in Redis", "export runs nightly"],
+    }
+    extracted = {"completed_tasks": ["Found the export dropping the last row"], "decisions": []}
+    kinds = miss_kinds(misses, extracted, MESSAGES)
+    # Another category's label covers the first error; nothing in the transcript holds the second.
+    assert kinds["errors"] == {
+        "mistyped": 1,
+        "in_user_sentence": 0,
+        "in_assistant_sentence": 0,
+        "paraphrased": 1,
+    }
+    # An assistant sentence holds the choice; the user's first sentence covers "export runs
+    # nightly" by the protocol's relation (two of its three content words), as a label would.
+    assert kinds["decisions"]["in_assistant_sentence"] == 1
+    assert kinds["decisions"]["in_user_sentence"] == 1
+
+
+def test_miss_kinds_add_up_over_a_corpus():
+    one = {
+        "errors": {
+            "mistyped": 1,
+            "in_user_sentence": 2,
+            "in_assistant_sentence": 0,
+            "paraphrased": 0,
+        }
+    }
+    two = {
+        "errors": {
+            "mistyped": 0,
+            "in_user_sentence": 1,
+            "in_assistant_sentence": 3,
+            "paraphrased": 1,
+        }
+    }
+    totals = total_miss_kinds([one, two])
+    assert totals["errors"] == {
+        "mistyped": 1,
+        "in_user_sentence": 3,
+        "in_assistant_sentence": 3,
+        "paraphrased": 1,
+    }
+    assert totals["decisions"] == dict.fromkeys(totals["decisions"], 0)

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from memory.graph import failures, labels, words
+from memory.graph import failures, labels, learned, words
 from memory.graph.types import Candidate, Evidence, NodeType, Status, Turn
 
 MAX_SIMILAR_PER_WORD = 64  # recent labels sharing a word that a new label is compared with
@@ -34,6 +34,7 @@ class Seen:
     words: frozenset[str]
     label: str
     status: Status
+    likely: bool = False  # only the learned lexicon has read it so far
 
 
 @dataclass
@@ -149,11 +150,13 @@ class Emitter:
             # again, more precisely: kept, to take the switch's place (decisions.without_restatements).
             earlier = None
         if earlier is not None:
-            if not moves_forward(earlier.status, status):
+            confirms = earlier.likely and cue != learned.CUE  # a rule states what was likely
+            if not moves_forward(earlier.status, status) and not confirms:
                 return None
             label, earlier.status = earlier.label, status  # same fact, new status: keep its key
+            earlier.likely = earlier.likely and not confirms
         elif not cue.startswith("instruction"):  # may yet be dropped for its confirmation
-            self.state.remember(node_type, Seen(words, label, status))
+            self.state.remember(node_type, Seen(words, label, status, cue == learned.CUE))
         c = Candidate(
             type=node_type,
             label=label,

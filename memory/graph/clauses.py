@@ -241,7 +241,7 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if asked and role == "user" and _DID_REPORT.match(stripped) and "?" not in sentence:
         emit.task(stripped, Status.COMPLETED, sentence, cue="done")  # "did the swap in src/cli.rs"
         return "completed"
-    if not stripped or asked or _hedged(clause, role):
+    if not stripped or asked or hedged(clause, role):
         return ""
     if role == "user" and (_ASKS_BACK.match(stripped) or _ON_THE_LIST.match(stripped)):
         return ""
@@ -409,7 +409,7 @@ def _problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
 def pointed_problem(clause: str, whole: str, sentence: str, role: str, emit: Emitter) -> str:
     """A problem stated of "it" after another fact ("I wrote the query but it fails"), labelled
     with the words naming what "it" is."""
-    if emit.quoted_error or _hedged(clause, role) or not _may_state_problem(role, emit):
+    if emit.quoted_error or hedged(clause, role) or not _may_state_problem(role, emit):
         return ""
     if not failures.is_problem(clause, role, agent=True):
         return ""
@@ -419,7 +419,7 @@ def pointed_problem(clause: str, whole: str, sentence: str, role: str, emit: Emi
 
 def announced_problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     """The clause after "One problem:" states the problem, with or without a failure verb."""
-    if _hedged(clause, role) or len(clause.split()) < 3 or not _may_state_problem(role, emit):
+    if hedged(clause, role) or len(clause.split()) < 3 or not _may_state_problem(role, emit):
         return ""
     emit.error(failures.problem_label(clause), sentence, cue="announced_problem", conf=0.65)
     return "error"
@@ -478,7 +478,7 @@ _LATER_HEDGE = re.compile(r"maybe|perhaps|probably|might")
 _SOMEDAY = re.compile(r"\b(?:i|we) should (?:\w+ )?\w+\b.*\b(?:at some point|eventually|someday)\b")
 
 
-def _hedged(clause: str, role: str) -> bool:
+def hedged(clause: str, role: str) -> bool:
     """Suggestions and hypotheticals; a user's stated preference ("I'd rather X") still counts."""
     if role != "user":
         return bool(phrases.HEDGE.search(clause.lower()))

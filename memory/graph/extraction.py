@@ -6,7 +6,17 @@ import os
 import re
 from collections.abc import Sequence
 
-from memory.graph import clauses, decisions, failures, labels, markers, paths, phrases, speakers
+from memory.graph import (
+    clauses,
+    decisions,
+    failures,
+    labels,
+    learned,
+    markers,
+    paths,
+    phrases,
+    speakers,
+)
 from memory.graph.candidates import Emitter, Offer, SessionState
 from memory.graph.prefilter import Guarded, Twin
 from memory.graph.sentences import Segments, Sentence, segment, split_clauses
@@ -116,7 +126,10 @@ def _turn(turn: Turn, state: SessionState) -> list[Candidate]:
         emit.lead_in = pasted_error and sentence.text.rstrip().endswith(":")
         if turn.role == "user" and turn.position <= 1 and i < 2 and _goal(sentence.text, emit):
             continue
+        stated = len(out)
         decided = _sentence(sentence, turn.role, emit, decided) == "decision" or decided
+        if turn.role == "user" and len(out) == stated and not emit.lead_in:
+            _likely(sentence.text, emit)
     for block, errors in zip(segs.code_blocks, code_errors, strict=True):
         for label, quote in errors:
             emit.error(label, quote, cue="code_error")
@@ -131,6 +144,47 @@ def _turn(turn: Turn, state: SessionState) -> list[Candidate]:
             segs.inline_text, [s.text for s in segs.sentences[:MAX_SENTENCES_PER_TURN]]
         )
     return decisions.without_restatements(out)
+
+
+def _likely(text: str, emit: Emitter) -> None:
+    """A decision or a problem in a user's sentence that no rule read anything in, where the
+    learned lexicon sees one ("the totals on the summary tab are a few cents off every month").
+
+    What the rules know to state neither is not read: a question, a hedge ("maybe the cache is
+    stale"), a choice left open ("we haven't decided if ..."), things getting better ("the page
+    got faster after the index"); a quoted error message is the error itself.
+    """
+    kinds = learned.stated(text, emit.turn.position)
+    if not kinds or (
+        text.rstrip().endswith("?")
+        or clauses.hedged(text, "user")
+        or phrases.UNSETTLED.search(text)
+        or _IMPROVED.search(text)
+    ):
+        return
+    if "decisions" in kinds:
+        emit.add(
+            NodeType.DECISION, text, Status.COMPLETED, text, cue=learned.CUE, conf=LIKELY_CONFIDENCE
+        )
+    if "errors" in kinds and not _quotes_error(text):
+        emit.error(text, text, cue=learned.CUE, conf=LIKELY_CONFIDENCE)
+
+
+_IMPROVED = re.compile(
+    r"\b(?:got|gets|is|are|was|were|runs?|loads?|feels?)\s+(?:much\s+|a\s+lot\s+|way\s+|far\s+)?"
+    r"(?:faster|quicker|better|smoother|snappier)\b",
+    re.IGNORECASE,
+)
+
+
+def _quotes_error(text: str) -> bool:
+    """Whether the sentence quotes an error message in backticks (the message is the error)."""
+    return "`" in text and any(
+        failures.is_error_message(m.group(1)) for m in _INLINE_CODE.finditer(text)
+    )
+
+
+LIKELY_CONFIDENCE = 0.6  # above the validator's floor, below most rules' own
 
 
 def _references(segs: Segments, emit: Emitter) -> None:
@@ -239,9 +293,7 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
 
 def _clauses(text: str, role: str, emit: Emitter) -> str:
     kind, before = "", ""
-    emit.quoted_error = "`" in text and any(
-        failures.is_error_message(m.group(1)) for m in _INLINE_CODE.finditer(text)
-    )
+    emit.quoted_error = _quotes_error(text)
     announced = announced_choice = False
     count_before = len(emit.out)
     for clause in split_clauses(text):

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from memory.graph import contradictions, importance, words
+from memory.graph import contradictions, importance, learned, words
 from memory.graph.contradictions import Statement
 from memory.graph.timetravel import change_status
 from memory.graph.types import (
@@ -142,6 +142,7 @@ def _create(run: _Pass, c: Candidate) -> Node:
         confidence=c.confidence,
         evidence=c.evidence,
         reason=c.reason,
+        learned=c.cue == learned.CUE,
         valid_from=c.evidence.position,
         valid_from_at=at,
         recorded_at=run.now,
@@ -158,6 +159,7 @@ def _merge(run: _Pass, node: Node, c: Candidate) -> list[Change]:
     """A re-mention: reinforce, raise confidence, and move status forward only."""
     if node.status == Status.INVALIDATED:
         return [Change("ignored", node.key, "tombstone")]  # an invalidated decision stays dead
+    node.learned = node.learned and c.cue == learned.CUE  # a rule stating it confirms it
     at = run.valid_at(c.evidence.position)
     importance.reinforce(node, at)
     node.confidence = max(node.confidence, c.confidence)
@@ -253,14 +255,17 @@ def _maybe_settle_by_text(run: _Pass, node: Node, c: Candidate) -> list[Change]:
 
 def _check_decision(run: _Pass, node: Node, c: Candidate) -> list[Change]:
     """Hold a new decision against the earlier open ones: supersede, contest, or leave be."""
-    if node.status != Status.COMPLETED:
-        return []  # "maybe we should switch to X" proposes; it replaces nothing yet
+    if node.status != Status.COMPLETED or node.learned:
+        # "maybe we should switch to X" proposes, and a likely decision is no statement: neither
+        # replaces anything yet.
+        return []
     position = c.evidence.position
     earlier = [
         (n, run.said(n))
         for n in run.kinds[NodeType.DECISION]  # ``node`` is one: the list is there
         if n is not node
         and n.status in _OPEN_DECISION
+        and not n.learned
         and n.retired_at is None
         and n.valid_from <= position
     ]

@@ -115,9 +115,12 @@ class _View:
     lone_contested: list[Node]
     links: list[tuple[Node, EdgeType, Node]]
     in_force: list[Node] = field(init=False)
+    likely: list[Node] = field(init=False)  # decisions the learned lexicon read, no rule stated
 
     def __post_init__(self) -> None:
-        self.in_force = self.of(NodeType.DECISION, Status.COMPLETED)
+        decisions = self.of(NodeType.DECISION, Status.COMPLETED)
+        self.in_force = [n for n in decisions if not n.learned]
+        self.likely = [n for n in decisions if n.learned]
 
     @functools.cached_property
     def in_force_labels(self) -> frozenset[str]:
@@ -332,6 +335,7 @@ def _rest_of_graph(view: _View) -> list[_Section]:
         _Section("Concepts:", view.of(NodeType.CONCEPT), _with_status),
         _Section("Agents:", view.of(NodeType.AGENT), _with_status),
         _Section("Decisions not adopted yet:", other_decisions, _with_status),
+        _Section("Likely decisions (read from phrasing, unconfirmed):", view.likely, _plain),
     ]
 
 

@@ -126,6 +126,9 @@ class Node:
     recorded_at: float = 0.0
     retired_at: float | None = None
     last_seen_at: float = 0.0  # timestamp of the latest mention; decay runs from it
+    # Read by the learned lexicon alone, no rule: a likely fact, not a stated one. A decision so
+    # read is neither judged against others nor shown as in force until a rule states it.
+    learned: bool = False
     # Every status the node has had: [position, valid_at, recorded_at, status], oldest first, kept
     # as plain lists so it stores as JSON; time travel reads earlier statuses from it.
     history: list[list] = field(default_factory=list)

@@ -102,6 +102,16 @@ def test_a_node_page_shows_evidence_source_edges_and_transitions(team, contested
     assert "Invalidate this decision" not in html  # viewers only look
 
 
+def test_a_likely_node_is_marked_in_the_table_and_on_its_page(team, contested_session):
+    a, _ = contested_nodes(contested_session)
+    assert ">likely</span>" not in table(team["viewer"], contested_session)
+    a.extra = {**a.extra, "learned": True}
+    a.save(update_fields=["extra"])
+    assert ">likely</span>" in table(team["viewer"], contested_session)
+    html = client_for(team["viewer"]).get(reverse("dashboard:node-detail", args=[a.pk])).content
+    assert "no rule stated it, so a decision is not shown in force" in html.decode()
+
+
 def test_a_member_invalidates_a_decision_from_its_page(team, contested_session):
     a, b = contested_nodes(contested_session)
     url = reverse("dashboard:node-invalidate", args=[a.pk])

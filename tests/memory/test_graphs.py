@@ -67,6 +67,17 @@ def test_a_saved_graph_loads_back_identical(session):
     assert graphs.load_graph(session) == graph
 
 
+def test_a_likely_decision_stays_likely_after_a_round_trip(session):
+    """The lexicon's mark is kept with the node: reloaded, the decision is still not in force."""
+    graph = sample_graph()
+    likely = replace(decision("weekly invoices", Status.COMPLETED, 2), learned=True)
+    graph.nodes[likely.key] = likely
+    graphs.save_graph(session, graph)
+    loaded = graphs.load_graph(session)
+    assert loaded.nodes[likely.key].learned
+    assert render_tiers(loaded)["standard"].in_force == ("SQLite for storage",)
+
+
 def test_a_loaded_graph_with_a_live_link_renders_its_resume(session):
     """Edge types come back as EdgeType, as the resume reads them (it names each link)."""
     graph = sample_graph()

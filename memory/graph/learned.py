@@ -1,0 +1,70 @@
+"""A learned lexicon: weights of words and word pairs that say how likely a user's sentence states a
+decision or reports a problem in words no rule knows ("the totals are a few cents off again").
+
+The weights are logistic regressions over ``features``, trained by ``python -m benchmarks.lexicon``
+on the project's own labelled sessions and kept in ``lexicon.json`` beside this module. Reading a
+sentence is a sum of weights: deterministic, no model to run. What it reads is a likely fact, not a
+stated one (``Node.learned``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from itertools import repeat
+from pathlib import Path
+
+LEXICON = Path(__file__).with_name("lexicon.json")
+CUE = "learned"  # the cue of the candidates the lexicon proposes
+KINDS = ("decisions", "errors")
+MIN_WORDS, MAX_WORDS = 3, 40  # shorter states nothing; longer is a paste, not a sentence
+
+_WORD = re.compile(r"[a-z0-9_']+")
+
+
+def features(text: str, position: int = 0) -> list[str]:
+    """The words, the word pairs, and how early in the session the sentence is (an opening message
+    sets out the problem more often than a later one)."""
+    words = _WORD.findall(text.lower())
+    pairs = (f"{a} {b}" for a, b in zip(words, words[1:], strict=False))
+    return [f"@turn{min(position, 3)}", *words, *pairs]
+
+
+def fits(text: str) -> bool:
+    """Whether a sentence is of the length the lexicon was trained on."""
+    return MIN_WORDS <= len(text.split()) <= MAX_WORDS
+
+
+def load(path: Path = LEXICON) -> tuple[tuple[float, ...], tuple[dict, ...]]:
+    """Per kind, in the order of ``KINDS``: the score from which a sentence states it (the
+    threshold's log-odds less the bias), and the weight of each feature, a word pair as a tuple."""
+    entries = [json.loads(path.read_text(encoding="utf-8"))[kind] for kind in KINDS]
+    cuts = tuple(math.log(e["threshold"] / (1 - e["threshold"])) - e["bias"] for e in entries)
+    weights = tuple(
+        {tuple(f.split(" ")) if " " in f else f: w for f, w in e["weights"].items()}
+        for e in entries
+    )
+    return cuts, weights
+
+
+_CUTS, _WEIGHTS = load()
+
+
+def scores(text: str, position: int = 0) -> tuple[float, ...]:
+    """Per kind, the weights of the sentence's features summed (its log-odds, less the bias)."""
+    words = _WORD.findall(text.lower())
+    # ``features``, with each pair a tuple (no string to build), each once, in the order of the
+    # text: a set's order changes with the hash seed, and so would the last bit of a float sum.
+    found = dict.fromkeys(
+        [f"@turn{min(position, 3)}", *words, *zip(words, words[1:], strict=False)]
+    )
+    return tuple(sum(map(weights.get, found, repeat(0.0))) for weights in _WEIGHTS)
+
+
+def stated(text: str, position: int = 0) -> frozenset[str]:
+    """The kinds of fact ("decisions", "errors") the lexicon reads in a user's sentence."""
+    if not fits(text):
+        return frozenset()
+    totals = scores(text, position)
+    return frozenset(k for k, total, cut in zip(KINDS, totals, _CUTS, strict=True) if total >= cut)

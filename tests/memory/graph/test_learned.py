@@ -1,0 +1,139 @@
+"""The learned lexicon: what it reads in a user's sentence, and how a likely fact lives in the graph.
+
+The behaviour of a likely fact (never judged, never in force, confirmed by a rule) is driven by a
+stand-in reading, so that it holds whatever weights the lexicon is trained to; the lexicon's own
+readings are checked on sentences the rules do not read.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.graph import extraction, learned
+from memory.graph.pipeline import build_graph
+from memory.graph.resume import render_tiers
+from memory.graph.types import NodeType, Status, Turn
+
+
+def test_features_are_words_pairs_and_how_early_the_sentence_is():
+    assert learned.features("The rota is wrong", 7) == [
+        "@turn3",
+        "the",
+        "rota",
+        "is",
+        "wrong",
+        "the rota",
+        "rota is",
+        "is wrong",
+    ]
+
+
+@pytest.mark.parametrize("text", ["ok", "Thanks!", " ".join(["word"] * 41)])
+def test_too_short_or_too_long_a_sentence_is_not_read(text):
+    assert learned.stated(text) == frozenset()
+
+
+def test_the_lexicon_reads_a_problem_told_in_plain_words():
+    text = "The totals on the summary tab are a few cents off every month, no idea why."
+    assert "errors" in learned.stated(text, 2)
+
+
+def test_the_lexicon_reads_nothing_in_small_talk():
+    assert learned.stated("Thanks, that's all for today, speak tomorrow.", 9) == frozenset()
+
+
+READ = "The fridge door seems like the natural spot for the kitchen rota."
+
+
+@pytest.fixture
+def reads_decision(monkeypatch):
+    """The lexicon reads a decision in ``READ`` and nothing anywhere else."""
+    monkeypatch.setattr(
+        learned, "stated", lambda text, position=0: frozenset({"decisions"} if text == READ else ())
+    )
+
+
+def _graph(*texts: str, role: str = "user"):
+    turns = []
+    for i, text in enumerate(texts):
+        turns += [Turn(2 * i, role, text, float(2 * i)), Turn(2 * i + 1, "assistant", "Noted.")]
+    return build_graph(turns)
+
+
+def _decisions(graph):
+    return {n.label: (n.status, n.learned) for n in graph.of_type(NodeType.DECISION)}
+
+
+def test_a_likely_decision_is_kept_but_not_shown_in_force(reads_decision):
+    graph = _graph(READ)
+    assert list(_decisions(graph).values()) == [(Status.COMPLETED, True)]
+    tiers = render_tiers(graph)
+    assert tiers["standard"].in_force == ()
+    assert "kitchen rota" not in tiers["standard"].text
+    assert "Likely decisions (read from phrasing, unconfirmed):" in tiers["full"].text
+    assert "kitchen rota" in tiers["full"].text
+
+
+def test_only_a_users_sentence_is_read(reads_decision):
+    assert _decisions(_graph(READ, role="assistant")) == {}
+
+
+def test_a_likely_decision_replaces_nothing(reads_decision):
+    graph = _graph("We're going with a paper rota in the hallway for the kitchen.", READ)
+    assert sorted(_decisions(graph).values()) == [
+        (Status.COMPLETED, False),
+        (Status.COMPLETED, True),
+    ]
+    assert graph.transitions == []
+
+
+def test_a_switch_away_from_a_likely_decision_confirms_and_replaces_it(reads_decision):
+    graph = _graph(READ, "Switching from the fridge door to a shared calendar for the rota.")
+    assert sorted(_decisions(graph).values()) == [
+        (Status.COMPLETED, False),
+        (Status.SUPERSEDED, False),
+    ]
+    (transition,) = graph.transitions
+    assert transition.old_label.startswith("The fridge door seems like")
+
+
+def test_a_rule_stating_a_likely_decision_confirms_it(reads_decision, monkeypatch):
+    graph = _graph(READ, "Decided: the fridge door is the natural spot for the kitchen rota.")
+    ((label, (status, likely)),) = _decisions(graph).items()
+    assert (status, likely) == (Status.COMPLETED, False)
+    assert render_tiers(graph)["standard"].in_force == (label,)
+
+
+def test_a_sentence_a_rule_reads_gets_no_second_reading(monkeypatch):
+    monkeypatch.setattr(learned, "stated", lambda text, position=0: frozenset({"errors"}))
+    candidates = extraction.extract([Turn(0, "user", "Error: the upload returns 500.")])
+    assert [c.cue for c in candidates if c.type == NodeType.ERROR] != [learned.CUE]
+    assert len([c for c in candidates if c.type == NodeType.ERROR]) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is the nightly export dropping the last row again?",
+        "Maybe the cache is stale after the deploy.",
+        "We haven't decided if the raw zone keeps event_date at all.",
+        "The page got faster after the index on orders.",
+    ],
+)
+def test_what_states_neither_a_decision_nor_a_problem_is_not_read(monkeypatch, text):
+    monkeypatch.setattr(
+        learned, "stated", lambda text, position=0: frozenset({"decisions", "errors"})
+    )
+    candidates = extraction.extract([Turn(0, "user", text)])
+    assert [c for c in candidates if c.cue == learned.CUE] == []
+
+
+def test_a_plain_sentence_no_rule_reads_is_read_once_for_each_kind(monkeypatch):
+    monkeypatch.setattr(
+        learned, "stated", lambda text, position=0: frozenset({"decisions", "errors"})
+    )
+    candidates = extraction.extract([Turn(0, "user", READ)])
+    assert sorted((c.type, c.cue) for c in candidates) == [
+        (NodeType.DECISION, learned.CUE),
+        (NodeType.ERROR, learned.CUE),
+    ]

@@ -216,7 +216,11 @@ def forget_standing() -> None:
 
 
 def _candidates(project: Project, exclude: int | None):
-    nodes = Node.objects.filter(session__project=project, type__in=_STANDING_TYPES)
+    """The nodes a new session may be told of; a likely decision, no rule having stated it, is not
+    one (``Node.learned``)."""
+    nodes = Node.objects.filter(session__project=project, type__in=_STANDING_TYPES).exclude(
+        extra__learned=True
+    )
     return nodes.exclude(session_id=exclude) if exclude is not None else nodes
 
 

@@ -46,7 +46,7 @@ _CARD_PADDING = 34
 def status_text(node: Node) -> str:
     status = str(node.status).replace("_", " ")
     if node.status == Status.COMPLETED and node.type == NodeType.DECISION:
-        return f"{status} (in force)"
+        return f"{status} (likely, unconfirmed)" if node.learned else f"{status} (in force)"
     return status
 
 

@@ -155,8 +155,9 @@ def _likely(text: str, emit: Emitter) -> None:
     got faster after the index"); a quoted error message is the error itself.
     """
     kinds = learned.stated(text, emit.turn.position)
-    if not kinds or (
-        text.rstrip().endswith("?")
+    if (
+        not kinds
+        or text.rstrip().endswith("?")
         or clauses.hedged(text, "user")
         or phrases.UNSETTLED.search(text)
         or _IMPROVED.search(text)

@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 from django.db import connection
+from django.db.models import F
 
 from memory import decisions, graphs, recall
 from memory.graph import standing, tokens
@@ -135,6 +136,15 @@ def test_standing_knowledge_holds_decisions_in_force_not_superseded_ones(billing
     assert "cache exchange rates in Redis" not in text
     assert "Python 3.12" in text  # an environment fact
     assert "billing service" in text  # the goal
+
+
+def test_a_likely_decision_is_not_told_to_a_new_session(billing, project):
+    node = billing.nodes.get(label="send invoice emails through Postmark")
+    assert "Postmark" in recall.standing_knowledge(project, "emails for invoices", 400)
+    node.extra = {**node.extra, "learned": True}
+    node.save(update_fields=["extra"])
+    Session.objects.filter(pk=billing.pk).update(graph_version=F("graph_version") + 1)
+    assert "Postmark" not in recall.standing_knowledge(project, "emails for invoices", 400)
 
 
 def test_an_invalidated_decision_appears_only_as_a_warning(billing, project, alice):

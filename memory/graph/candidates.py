@@ -154,7 +154,8 @@ class Emitter:
             if not moves_forward(earlier.status, status) and not confirms:
                 return None
             label, earlier.status = earlier.label, status  # same fact, new status: keep its key
-            earlier.likely = earlier.likely and not confirms
+            if confirms:
+                earlier.likely = False
         elif not cue.startswith("instruction"):  # may yet be dropped for its confirmation
             self.state.remember(node_type, Seen(words, label, status, cue == learned.CUE))
         c = Candidate(

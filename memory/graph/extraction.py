@@ -157,7 +157,7 @@ def _likely(text: str, emit: Emitter) -> None:
     kinds = learned.stated(text, emit.turn.position)
     if (
         not kinds
-        or text.rstrip().endswith("?")
+        or ("?" in text and _QUESTION.search(text))
         or clauses.hedged(text, "user")
         or phrases.UNSETTLED.search(text)
         or _IMPROVED.search(text)

@@ -23,12 +23,16 @@ MIN_WORDS, MAX_WORDS = 3, 40  # shorter states nothing; longer is a paste, not a
 _WORD = re.compile(r"[a-z0-9_']+")
 
 
-def features(text: str, position: int = 0) -> list[str]:
-    """The words, the word pairs, and how early in the session the sentence is (an opening message
-    sets out the problem more often than a later one)."""
+def _keys(text: str, position: int) -> list[str | tuple[str, str]]:
+    """The words, the word pairs (as tuples) and how early in the session the sentence is (an
+    opening message sets out the problem more often than a later one), in the order of the text."""
     words = _WORD.findall(text.lower())
-    pairs = (f"{a} {b}" for a, b in zip(words, words[1:], strict=False))
-    return [f"@turn{min(position, 3)}", *words, *pairs]
+    return [f"@turn{min(position, 3)}", *words, *zip(words, words[1:], strict=False)]
+
+
+def features(text: str, position: int = 0) -> list[str]:
+    """``_keys`` as the lexicon file names them: a word pair as "a b"."""
+    return [k if isinstance(k, str) else " ".join(k) for k in _keys(text, position)]
 
 
 def fits(text: str) -> bool:
@@ -53,12 +57,9 @@ _CUTS, _WEIGHTS = load()
 
 def scores(text: str, position: int = 0) -> tuple[float, ...]:
     """Per kind, the weights of the sentence's features summed (its log-odds, less the bias)."""
-    words = _WORD.findall(text.lower())
-    # ``features``, with each pair a tuple (no string to build), each once, in the order of the
-    # text: a set's order changes with the hash seed, and so would the last bit of a float sum.
-    found = dict.fromkeys(
-        [f"@turn{min(position, 3)}", *words, *zip(words, words[1:], strict=False)]
-    )
+    # Each feature once, in the order of the text: a set's order changes with the hash seed, and
+    # so would the last bit of a float sum. Pairs stay tuples: no string to build.
+    found = dict.fromkeys(_keys(text, position))
     return tuple(sum(map(weights.get, found, repeat(0.0))) for weights in _WEIGHTS)
 
 

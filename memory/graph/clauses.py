@@ -390,8 +390,8 @@ _SUBJECT_FIRST = re.compile(r"^\s*(?:i|we|they|he|she|it)\s", re.IGNORECASE)
 
 
 def _problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
-    if emit.quoted_error or emit.after_decision:
-        return ""  # the quoted message is the error; a decision's reason is not a new problem
+    if emit.after_decision:
+        return ""  # a decision's reason is not a new problem
     request = labels.strip_leading(clause)
     if role == "user" and (
         _REQUEST.match(request)
@@ -409,7 +409,7 @@ def _problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
 def pointed_problem(clause: str, whole: str, sentence: str, role: str, emit: Emitter) -> str:
     """A problem stated of "it" after another fact ("I wrote the query but it fails"), labelled
     with the words naming what "it" is."""
-    if emit.quoted_error or hedged(clause, role) or not _may_state_problem(role, emit):
+    if hedged(clause, role) or not _may_state_problem(role, emit):
         return ""
     if not failures.is_problem(clause, role, agent=True):
         return ""
@@ -500,8 +500,9 @@ def _in_clause_after(low: str, hedge: int) -> bool:
 
 
 def _may_state_problem(role: str, emit: Emitter) -> bool:
-    """A pasted error is the fact; the sentence leading into it ("it blows up:") is not another."""
-    return not emit.lead_in and (role == "user" or not emit.advisory)
+    """A pasted or quoted error is the fact; the sentence leading into it ("it blows up:") or
+    quoting it is not another."""
+    return not emit.lead_in and not emit.quoted_error and (role == "user" or not emit.advisory)
 
 
 # The obligation a pending task is stated with ("still need to X"): the task is X.

@@ -185,6 +185,47 @@ def _quotes_error(text: str) -> bool:
     )
 
 
+def _message_said(text: str, role: str) -> str:
+    """The message a failure shows, quoted after the word that reports it: "the form rejected the
+    card with 'Transaction declined: AVS mismatch'", "the QR code opens a page that says 'This form
+    is no longer accepting responses'". The message is the error, with the short clause that
+    reports it when there is one ("Gusto rejects it: ..."); the rest of the sentence only says
+    where it appeared. "" when the sentence quotes no such message."""
+    if "'" not in text and '"' not in text and "\u2018" not in text and "\u201c" not in text:
+        return ""
+    for m in _QUOTED.finditer(text):
+        message = next(g for g in m.groups() if g)
+        before = text[: m.start()]
+        if (
+            len(message.split()) >= 3
+            and _REPORTED_BY.search(before)
+            and (failures.is_error_message(message) or failures.is_problem(before, role))
+        ):
+            message = failures.error_line_label(message)
+            context = _CLAUSE_BREAK.split(before)[-1].strip(" :").removesuffix(" with")
+            if 2 <= len(context.split()) <= 5:
+                return f"{context}: {message}"  # "Gusto rejects it: Pay date history ..."
+            return message
+    return ""
+
+
+_CLAUSE_BREAK = re.compile(r"[,;:]\s+|\s+(?:and|but|so)\s+")
+
+
+_QUOTED = re.compile(
+    r"(?<!\w)'([^'\n]{4,200})'(?!\w)|\"([^\"\n]{4,200})\"|\u2018([^\u2019\n]{4,200})\u2019|"
+    r"\u201c([^\u201d\n]{4,200})\u201d"
+)
+# The words that introduce what a screen, a log or a program said.
+_REPORTED_BY = re.compile(
+    r"\b(?:with|says?|said|saying|gets?|got|getting|gives?|gave|giving|shows?|showed|showing|"
+    r"reads?|throws?|threw|throwing|returns?|returned|returning|errors?|message|complains?|"
+    r"complained|complaining)(?:\s+(?:me|us|back|an?\s+error|an?\s+message|the\s+error))?"
+    r"\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+
 LIKELY_CONFIDENCE = 0.6  # above the validator's floor, below most rules' own
 
 
@@ -295,6 +336,10 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
 def _clauses(text: str, role: str, emit: Emitter) -> str:
     kind, before = "", ""
     emit.quoted_error = _quotes_error(text)
+    said = _message_said(text, role) if not emit.quoted_error else ""
+    if said:
+        emit.error(said, text, cue="quoted_error")
+        emit.quoted_error = True
     announced = announced_choice = False
     count_before = len(emit.out)
     for clause in split_clauses(text):

@@ -612,6 +612,45 @@ def test_quoted_error_message_in_prose_is_the_error() -> None:
     assert _labels(cands, NodeType.ERROR) == ["SSL error: certificate verify failed"]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "One issue: the booking form rejected the company card twice with "
+            "'Transaction declined: AVS mismatch'.",
+            "Transaction declined: AVS mismatch",
+        ),
+        (
+            "The QR sign is not working: it opens a page that says "
+            '"This form is no longer accepting responses".',
+            "This form is no longer accepting responses",
+        ),
+        (
+            "When I block the private room I get 'Error: Table PDR1 is already allocated'.",
+            "Error: Table PDR1 is already allocated",
+        ),
+        (  # a short clause reporting it stays with it: it says who refused
+            "The file only has monthly totals, and Gusto rejects it with "
+            '"Pay date history must include individual check dates."',
+            "Gusto rejects it: Pay date history must include individual check dates",
+        ),
+    ],
+)
+def test_message_quoted_after_the_word_reporting_it_is_the_error(text: str, expected: str) -> None:
+    assert _labels(_one(text), NodeType.ERROR) == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The sign on the door says 'Open every day from nine'.",  # no failure, no error message
+        "I'd call the new page 'Plans and pricing' for now.",  # no word reporting a message
+    ],
+)
+def test_quoted_words_that_report_no_failure_are_no_error(text: str) -> None:
+    assert _labels(_one(text), NodeType.ERROR) == []
+
+
 def test_what_someone_else_says_is_not_a_task() -> None:
     assert _labels(_one("He says the email sending works."), NodeType.TASK) == []
 

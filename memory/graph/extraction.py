@@ -18,7 +18,7 @@ from memory.graph import (
     speakers,
 )
 from memory.graph.candidates import Emitter, Offer, SessionState
-from memory.graph.prefilter import Guarded, Twin
+from memory.graph.prefilter import Guarded, Twin, holds_any
 from memory.graph.sentences import Segments, Sentence, segment, split_clauses
 from memory.graph.types import Candidate, NodeType, Status, Turn
 
@@ -191,14 +191,15 @@ def _message_said(text: str, role: str) -> str:
     is no longer accepting responses'". The message is the error, with the short clause that
     reports it when there is one ("Gusto rejects it: ..."); the rest of the sentence only says
     where it appeared. "" when the sentence quotes no such message."""
-    if "'" not in text and '"' not in text and "\u2018" not in text and "\u201c" not in text:
+    # A quote that opens after a reporting word opens after a space: most apostrophes do not.
+    if not holds_any(text, _OPENING_QUOTES):
         return ""
     for m in _QUOTED.finditer(text):
         message = next(g for g in m.groups() if g)
         before = text[: m.start()]
         if (
             len(message.split()) >= 3
-            and _REPORTED_BY.search(before)
+            and _REPORTED_BY.search(before[-_REPORTING_CHARS:])
             and (failures.is_error_message(message) or failures.is_problem(before, role))
         ):
             message = failures.error_line_label(message)
@@ -212,6 +213,8 @@ def _message_said(text: str, role: str) -> str:
 _CLAUSE_BREAK = re.compile(r"[,;:]\s+|\s+(?:and|but|so)\s+")
 
 
+_OPENING_QUOTES = (" '", ' "', "\u2018", "\u201c")
+_REPORTING_CHARS = 40  # the longest ending of ``_REPORTED_BY``, with room to spare
 _QUOTED = re.compile(
     r"(?<!\w)'([^'\n]{4,200})'(?!\w)|\"([^\"\n]{4,200})\"|\u2018([^\u2019\n]{4,200})\u2019|"
     r"\u201c([^\u201d\n]{4,200})\u201d"

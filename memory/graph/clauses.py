@@ -517,6 +517,9 @@ _OBLIGATION = re.compile(
 
 
 def _pending(stripped: str, clause: str, sentence: str, emit: Emitter) -> str:
+    if emit.turn.role == "user" and _team_will(clause, sentence):
+        decisions.decision(clause, sentence, emit, cue="we_will", conf=0.7)
+        return "decision"
     status = Status.IN_PROGRESS if phrases.IN_PROGRESS.search(clause) else Status.PENDING
     if _NO_WORK.search(stripped) or sentence.rstrip().endswith(clause.rstrip() + ":"):
         return ""  # "Mensah is back on Thursday", "don't know yet", "Two things are left:"
@@ -526,6 +529,28 @@ def _pending(stripped: str, clause: str, sentence: str, emit: Emitter) -> str:
     if not paths.names_only_files(stripped):
         emit.task(task, status, sentence, cue="deferral")
     return "pending"
+
+
+def _team_will(clause: str, sentence: str) -> bool:
+    """ "We'll take the bus there then", "we will validate bodies with malli": what a user says the
+    team will do is the way chosen; not a need ("we'll need coaches"), a look ahead ("we'll
+    see"), nor work set for a time ("we'll sort the gallery next week")."""
+    return bool(
+        _TEAM_WILL.match(labels.strip_filler(clause))
+        and not _FOR_A_TIME.search(sentence, max(sentence.find(clause), 0))
+    )
+
+
+_TEAM_WILL = re.compile(
+    r"^we(?:'ll| will| are going to|'re going to| are gonna|'re gonna)\s+"
+    r"(?!(?:need|want|have|see|look|check|think|talk|figure|try|probably|maybe|let|get back)\b)",
+    re.IGNORECASE,
+)
+_FOR_A_TIME = re.compile(
+    r"\b(?:later|tomorrow|next|tonight|soon|eventually|once|when|after|before|at some point|"
+    r"on (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
+    re.IGNORECASE,
+)
 
 
 # What is said of work without being work: someone's whereabouts, a choice not made, a bare status

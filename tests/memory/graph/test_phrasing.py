@@ -2460,3 +2460,33 @@ def test_a_problem_reported_over_is_resolved(problem: str, later: str) -> None:
 )
 def test_something_else_working_resolves_no_problem(problem: str, later: str) -> None:
     assert Status.FAILED in _error_statuses(problem, later).values()
+
+
+# ----- "we'll X": what a user says the team will do is the way chosen --------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("We will validate request bodies with malli through the router.", "validate request"),
+        ("Okay, we'll compute proration in the updater then.", "compute proration"),
+        ("card payments: we'll borrow two readers from the football club", "borrow two readers"),
+        ("So we're going to start at 11 and use the first hour for sorting.", "start at 11"),
+    ],
+)
+def test_what_we_will_do_is_a_decision(text: str, choice: str) -> None:
+    assert any(choice in d for d in _labels(text, NodeType.DECISION))
+    assert not any(choice in t for t in _labels(text, NodeType.TASK))
+
+
+@pytest.mark.parametrize(
+    ("text", "work"),
+    [
+        ("We'll sort out the gallery next week.", "sort out the gallery"),  # a time: work to do
+        ("we'll look at the importer, which isn't happening before August", "look at"),
+        ("We'll need coaches for the younger years.", "need coaches"),  # a need, not a choice
+        ("I'll update the changelog.", "update the changelog"),  # one person's to-do
+    ],
+)
+def test_work_for_later_or_a_need_is_no_decision(text: str, work: str) -> None:
+    assert not any(work in d for d in _labels(text, NodeType.DECISION))

@@ -779,7 +779,9 @@ DECISION_CASED = Guarded(
         r"^(?:The )?(?!(?:Problem|Issue|Question|Thing|Reason|Idea|Point|Difference|Catch|Bug|Error|"
         r"Result|Answer|Goal|Plan|Risk|Cause|Fix|Problem|Here|There|What|Where|Which|Who)\b)"
         r"[A-Z][\w.+#-]+ (?:is|are) (?:the|our) "
-        r"(?!(?:problem|issue|bug|question|culprit|cause|reason|one|same|only|first|last|error|"
+        # "Stock is the real problem": a problem named, whatever word qualifies it.
+        r"(?!(?:(?:real|next|big|bigger|biggest|main|actual|other|whole|underlying)\s+)?"
+        r"(?:problem|issue|bug|question|culprit|cause|reason|one|same|only|first|last|error|"
         r"errors|output|log|logs|trace|message|result|results|diff|link)\b)[a-z]"
     ),
     # A literal of each branch above, in order.

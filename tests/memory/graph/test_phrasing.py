@@ -2185,6 +2185,8 @@ def test_a_choice_in_a_few_words_is_a_decision(text: str, label: str) -> None:
         "I'd rather understand why before we change it.",
         "The client lives in src/cache/redis.ts.",
         "The docs say the limit is 100 requests per minute.",
+        "Stock is the real problem.",
+        "The EPUB is the next problem.",
     ],
 )
 def test_a_few_words_that_choose_nothing_are_no_decision(text: str) -> None:

@@ -384,6 +384,13 @@ _CHOOSER_FIRST = re.compile(
     re.IGNORECASE,
 )
 
+# A purpose: "so nothing gets lost", "so a hung radio stack can't brick a probe"; not a
+# consequence ("so now it won't start", "so the build can't finish any more").
+_PREVENTS = re.compile(
+    r"^so(?: that)? (?!.*\b(?:now|anymore|any more|again)\b)"
+    r"(?:(?:nothing|nobody|no one|no)\b|(?:\S+ ){1,5}?(?:can't|cannot|won't|never)\b)",
+    re.IGNORECASE,
+)
 # A clause whose subject comes first ("i keep getting logged out") is no imperative, whatever verb
 # follows the subject.
 _SUBJECT_FIRST = re.compile(r"^\s*(?:i|we|they|he|she|it)\s", re.IGNORECASE)
@@ -398,6 +405,8 @@ def _problem(clause: str, sentence: str, role: str, emit: Emitter) -> str:
         or (speakers.IMPERATIVE.match(request) and not _SUBJECT_FIRST.match(clause))
     ):
         return ""  # "Look at the corrupt-database recovery path" asks for work, it reports nothing
+    if _PREVENTS.match(clause):
+        return ""  # "..., so nothing gets mixed up at the stall": what a step keeps from happening
     if emit.last_error_turn == emit.turn.position and _RATE.search(clause):
         return ""  # "Roughly one in four runs fails" measures the problem just stated
     if _may_state_problem(role, emit) and failures.is_problem(clause, role, agent=True):

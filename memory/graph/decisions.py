@@ -46,7 +46,7 @@ _INSTRUCTION = re.compile(
 # "so buffer them and flush every second": a user concluding with an instruction.
 _CONCLUDING_IMPERATIVE = re.compile(
     r"^(?:so|then|ok so|okay so)\s+(?!i\b|we\b|you\b|it\b|they\b|that\b|this\b|the\b|there\b|"
-    r"what\b|how\b|if\b|far\b|much\b|yeah\b|yes\b)[a-z]+\s+(?:them|it|the|a|an|all|every|each|"
+    r"what\b|how\b|if\b|far\b|much\b|yeah\b|yes\b|now\b)[a-z]+\s+(?:them|it|the|a|an|all|every|each|"
     r"both)\b",
     re.IGNORECASE,
 )

@@ -27,6 +27,35 @@ def _labels(text: str, node_type: NodeType, role: str = "user") -> list[str]:
     return [c.label for c in _one(text, role) if c.type == node_type]
 
 
+# ----- "..., so nothing gets lost": what a step keeps from happening is no problem ------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ask bakers to tape the label to the box, so nothing gets mixed up at the stall.",
+        "Enable the watchdog, refreshed once per wake cycle, so a hung radio stack can't brick it.",
+        "The lights go off at 9pm because of a planning condition, so the timer cannot change.",
+    ],
+)
+def test_a_purpose_after_so_is_no_error(text: str) -> None:
+    assert _labels(text, NodeType.ERROR) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("I moved the config file, so now the service won't start.", "won't start"),
+        ("We rotated the password, so now the app can't connect to the database.", "can't connect"),
+    ],
+)
+def test_a_consequence_after_so_is_still_an_error(text: str, problem: str) -> None:
+    assert any(problem in e for e in _labels(text, NodeType.ERROR))
+    assert not any(
+        problem in d for d in _labels(text, NodeType.DECISION)
+    )  # "so now" chooses nothing
+
+
 # ----- "X and <subject> fails": a second clause stating a problem is split off ----------------
 
 

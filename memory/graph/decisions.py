@@ -171,7 +171,8 @@ _NOT_DECIDED = re.compile(
 # How an assistant narrates a choice as made rather than proposed.
 _ASSISTANT_DECIDES = re.compile(
     r"(?:switching|switched (?:over |back )?to\b|moved (?:over |back )?to\b|moving|going with|"
-    r"went with|decid|chose|picked|opted|settled|sticking|roll|concluded|agreed|root cause is|owner is|the requirement is|cutting|descop)",
+    r"gone with|went with|decid|chose|picked|opted|settled|sticking|roll|concluded|agreed|"
+    r"root cause is|owner is|the requirement is|cutting|descop)",
     re.IGNORECASE,
 )
 # An assistant stating the team's new standing practice: "We'll send invoice emails through

@@ -406,7 +406,7 @@ LEADING_SUBJECT = (
 # made ("Switched to LSODA, RK45 was crawling").
 DECISION = _lexicon(
     r"\bgo(?:ing|es)? with\b",
-    r"\bwent with\b",
+    r"\b(?:went|(?:'ve|have|has|had) gone) with\b",
     r"\bdecided (?:to|on|that|against)\b",
     # "we decided unique tests are better": the decision as a clause, without "that".
     r"\b(?:we|i|they)(?:'ve|'d| (?:have|had|just|finally|already))? decided (?!(?:not|yet|whether|if|"

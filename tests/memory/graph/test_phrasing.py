@@ -1844,6 +1844,15 @@ def test_a_leak_found_is_an_error() -> None:
     assert _labels("turns out the memory leak was the image cache", NodeType.ERROR)
 
 
+def test_an_assistant_narrating_the_option_it_has_gone_with_decides() -> None:
+    text = "Since the app stays open, I've gone with a 5-minute interval while foregrounded."
+    assert _labels(text, NodeType.DECISION, role="assistant") == [
+        "gone with a 5-minute interval while foregrounded"
+    ]
+    # a problem gone is no option taken
+    assert _labels("The flicker is gone with the sequence trick.", NodeType.DECISION) == []
+
+
 def test_an_assistant_stating_the_practice_from_now_on_decides() -> None:
     text = "We'll send invoice emails through Postmark from now on, as you asked yesterday."
     assert _labels(text, NodeType.DECISION, role="assistant")

@@ -52,6 +52,20 @@ _ASKS_BACK = re.compile(
     r"skim|inspect)\b.*\b(?:and|then) (?:tell me|let me know|explain|report back|summari[sz]e)\b",
     re.IGNORECASE,
 )
+
+
+def asks(text: str) -> bool:
+    """Whether a user's sentence asks the assistant for something ("please look at X", "check the
+    logs and tell me", "put it on the list"), which the reply answers: no work to track."""
+    plain = labels.strip_filler(text)
+    return bool(
+        _REQUEST.match(plain)
+        or speakers.IMPERATIVE.match(plain)
+        or _ASKS_BACK.match(plain)
+        or _ON_THE_LIST.match(plain)
+    )
+
+
 # "Put it on the list": a pointer to the work just named, not work of its own.
 _ON_THE_LIST = re.compile(
     r"^(?:(?:put|keep|add|leave|park) (?:it|this|that|them|those) (?:on|to|in) (?:the |our |my )?"
@@ -338,7 +352,8 @@ def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
             verb = "Fixed" if role == "user" else ""
             emit.fix(_FIX.sub("", stripped) or stripped, sentence, cue="fix_verb", keep_verb=verb)
         return "completed"
-    state = _FIXED_STATE.search(stripped) if role == "user" else None
+    reports = role == "user" or not emit.advisory  # an assistant reports when it narrates
+    state = _FIXED_STATE.search(stripped) if reports else None
     if state and _CONDITION_BEFORE.search(stripped, 0, state.start()):
         state = None  # "the party can wait until the roof is fixed": a condition, not a report
     if state:
@@ -346,7 +361,7 @@ def _resolution(stripped: str, sentence: str, role: str, emit: Emitter) -> str:
         subject = stripped[state.end() :] if state.start() == 0 else stripped[: state.start()]
         emit.fixed_state(stripped, subject, sentence)
         return "completed"
-    back = _BACK_TO_NORMAL.search(stripped) if role == "user" and emit.state.open_errors else None
+    back = _BACK_TO_NORMAL.search(stripped) if reports and emit.state.open_errors else None
     if (
         back
         and not _NEGATED.search(stripped, 0, back.end())

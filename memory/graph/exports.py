@@ -45,8 +45,10 @@ _CARD_PADDING = 34
 
 def status_text(node: Node) -> str:
     status = str(node.status).replace("_", " ")
+    if node.learned:
+        return f"{status} (likely, unconfirmed)"
     if node.status == Status.COMPLETED and node.type == NodeType.DECISION:
-        return f"{status} (likely, unconfirmed)" if node.learned else f"{status} (in force)"
+        return f"{status} (in force)"
     return status
 
 

@@ -147,12 +147,13 @@ def _turn(turn: Turn, state: SessionState) -> list[Candidate]:
 
 
 def _likely(text: str, emit: Emitter) -> None:
-    """A decision or a problem in a user's sentence that no rule read anything in, where the
-    learned lexicon sees one ("the totals on the summary tab are a few cents off every month").
+    """A decision, a problem or work in a user's sentence that no rule read anything in, where
+    the learned lexicon sees one ("the totals on the summary tab are a few cents off every month").
 
-    What the rules know to state neither is not read: a question, a hedge ("maybe the cache is
+    What the rules know to state none is not read: a question, a hedge ("maybe the cache is
     stale"), a choice left open ("we haven't decided if ..."), things getting better ("the page
-    got faster after the index"); a quoted error message is the error itself.
+    got faster after the index"); a quoted error message is the error itself; a request to the
+    assistant, a lead-in or a question without its mark is no work.
     """
     kinds = learned.stated(text, emit.turn.position)
     if (
@@ -169,6 +170,19 @@ def _likely(text: str, emit: Emitter) -> None:
         )
     if "errors" in kinds and not _quotes_error(text):
         emit.error(text, text, cue=learned.CUE, conf=LIKELY_CONFIDENCE)
+    if (
+        text.rstrip().endswith(":")
+        or _WH_OPENING.match(labels.strip_filler(text))
+        or clauses.asks(text)
+    ):
+        return  # "Here's the log:", "what did the first run show", "please look at X": no work
+    if "completed_tasks" in kinds:
+        emit.task(text, Status.COMPLETED, text, cue=learned.CUE, conf=LIKELY_CONFIDENCE)
+    elif "pending_tasks" in kinds:
+        emit.task(text, Status.PENDING, text, cue=learned.CUE, conf=LIKELY_CONFIDENCE)
+
+
+_WH_OPENING = re.compile(r"^(?:what|what's|how|why|where|which|who)\b", re.IGNORECASE)
 
 
 _IMPROVED = re.compile(

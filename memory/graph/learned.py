@@ -1,5 +1,6 @@
 """A learned lexicon: weights of words and word pairs that say how likely a user's sentence states a
-decision or reports a problem in words no rule knows ("the totals are a few cents off again").
+decision, reports a problem or reports work, done or to do, in words no rule knows ("the totals
+are a few cents off again", "the new units are up along the back wall").
 
 The weights are logistic regressions over ``features``, trained by ``python -m benchmarks.lexicon``
 on the project's own labelled sessions and kept in ``lexicon.json`` beside this module. Reading a
@@ -17,7 +18,7 @@ from pathlib import Path
 
 LEXICON = Path(__file__).with_name("lexicon.json")
 CUE = "learned"  # the cue of the candidates the lexicon proposes
-KINDS = ("decisions", "errors")
+KINDS = ("decisions", "errors", "completed_tasks", "pending_tasks")
 MIN_WORDS, MAX_WORDS = 3, 40  # shorter states nothing; longer is a paste, not a sentence
 
 _WORD = re.compile(r"[a-z0-9_']+")
@@ -43,7 +44,7 @@ def fits(text: str) -> bool:
 def load(path: Path = LEXICON) -> tuple[tuple[float, ...], tuple[dict, ...]]:
     """Per kind, in the order of ``KINDS``: the score from which a sentence states it (the
     threshold's log-odds less the bias), and the weight of each feature, a word pair as a tuple."""
-    entries = [json.loads(path.read_text(encoding="utf-8"))[kind] for kind in KINDS]
+    entries = [json.loads(path.read_text(encoding="utf-8")).get(kind, _NEVER) for kind in KINDS]
     cuts = tuple(math.log(e["threshold"] / (1 - e["threshold"])) - e["bias"] for e in entries)
     weights = tuple(
         {tuple(f.split(" ")) if " " in f else f: w for f, w in e["weights"].items()}
@@ -52,7 +53,15 @@ def load(path: Path = LEXICON) -> tuple[tuple[float, ...], tuple[dict, ...]]:
     return cuts, weights
 
 
+_NEVER = {"threshold": 0.5, "bias": -1e9, "weights": {}}  # a kind the file does not hold
+
 _CUTS, _WEIGHTS = load()
+
+
+def use(path: Path) -> None:
+    """Read with the lexicon in ``path`` from now on (the trainer's cross-validation)."""
+    global _CUTS, _WEIGHTS
+    _CUTS, _WEIGHTS = load(path)
 
 
 def scores(text: str, position: int = 0) -> tuple[float, ...]:
@@ -64,7 +73,7 @@ def scores(text: str, position: int = 0) -> tuple[float, ...]:
 
 
 def stated(text: str, position: int = 0) -> frozenset[str]:
-    """The kinds of fact ("decisions", "errors") the lexicon reads in a user's sentence."""
+    """The kinds of fact (of ``KINDS``) the lexicon reads in a user's sentence."""
     if not fits(text):
         return frozenset()
     totals = scores(text, position)

@@ -1604,6 +1604,9 @@ ERROR_META = _lexicon(
     r"without (?:errors?|fail\w*|collaps\w*|crash\w*)|zero errors?|nobody (?:dies|died|will die)|(?:doesn't|does not|don't|won't|isn't|aren't|didn't) (?:\w+ )?(?:hang|crash|throw|fail|freez|break|leak|error|flicker|jitter|stall|die|time out|stutter|lag|slow)\w* (?:\w+ )?anymore|errors? (?:are|is) (?:now )?(?:handled|caught|"
     r"logged)|if (?:it|this|that|they|the \w+) (?:\w+ )?(?:fails|hangs|crashes|breaks|stuck|dies|"
     r"times out)|"
+    # A test stating the behaviour it expects: "a new test confirms that bad input is rejected".
+    r"(?:tests?|specs?|checks?) (?:now )?(?:confirms?|verif(?:y|ies)|asserts?|ensures?|proves?) "
+    r"(?:that )?|"
     # Wanting something to fail is a requirement: "they want to see a reused token failing".
     r"wants? (?:[\w']+ ){0,3}to (?:see|disappear|vanish)|"
     r"without (?:anyone|anybody|any|a single) (?:\w+ )?(?:fail\w*|crash\w*|error\w*)|"

@@ -116,20 +116,29 @@ class _View:
     links: list[tuple[Node, EdgeType, Node]]
     in_force: list[Node] = field(init=False)
     likely: list[Node] = field(init=False)  # decisions the learned lexicon read, no rule stated
+    likely_work: list[Node] = field(init=False)  # tasks, likewise
 
     def __post_init__(self) -> None:
         decisions = self.of(NodeType.DECISION, Status.COMPLETED)
         self.in_force = [n for n in decisions if not n.learned]
         self.likely = [n for n in decisions if n.learned]
+        self.likely_work = [n for n in self.live if n.type == NodeType.TASK and n.learned]
 
     @functools.cached_property
     def in_force_labels(self) -> frozenset[str]:
         return frozenset(n.key[1] for n in self.in_force)
 
     def of(self, node_type: NodeType, *statuses: Status) -> list[Node]:
-        """Live nodes of a type with one of ``statuses``; by default all but the contested ones."""
+        """Live nodes of a type with one of ``statuses``; by default all but the contested ones.
+        Work only the lexicon read is not among them: it is listed apart, as likely."""
         wanted = statuses or tuple(s for s in Status if s != Status.CONTESTED)
-        return [n for n in self.live if n.type == node_type and n.status in wanted]
+        return [
+            n
+            for n in self.live
+            if n.type == node_type
+            and n.status in wanted
+            and not (n.learned and node_type == NodeType.TASK)
+        ]
 
 
 def _edges(graph: Graph, live: list[Node], keys: dict[int, NodeKey]) -> tuple[list, list]:
@@ -336,6 +345,7 @@ def _rest_of_graph(view: _View) -> list[_Section]:
         _Section("Agents:", view.of(NodeType.AGENT), _with_status),
         _Section("Decisions not adopted yet:", other_decisions, _with_status),
         _Section("Likely decisions (read from phrasing, unconfirmed):", view.likely, _plain),
+        _Section("Likely work (read from phrasing, unconfirmed):", view.likely_work, _with_status),
     ]
 
 

@@ -46,12 +46,39 @@ def test_training_twice_gives_the_same_lexicon():
 
 def test_the_runtime_reads_a_trained_file(tmp_path):
     path = tmp_path / "lexicon.json"
-    path.write_text(json.dumps({k: lexicon.train(CORPUS, k, 0.5) for k in learned.KINDS}))
+    path.write_text(json.dumps({k: lexicon.train(CORPUS, k, 0.5) for k in ("decisions", "errors")}))
     cuts, weights = learned.load(path)
-    errors = learned.KINDS.index("errors")
     text = "The invoice totals are off again on sheet 9."
     found = {tuple(f.split(" ")) if " " in f else f for f in learned.features(text, 0)}
-    assert sum(weights[errors].get(f, 0.0) for f in found) >= cuts[errors]
+    score = {k: sum(weights[i].get(f, 0.0) for f in found) for i, k in enumerate(learned.KINDS)}
+    assert score["errors"] >= cuts[learned.KINDS.index("errors")]
+    # a kind the file does not hold is never read
+    completed = learned.KINDS.index("completed_tasks")
+    assert weights[completed] == {} and score["completed_tasks"] < cuts[completed]
+
+
+def test_a_category_no_session_labels_is_left_out():
+    assert set(lexicon.lexicon_of(CORPUS)) == {"decisions", "errors"}
+
+
+def test_cross_validation_scores_each_corpus_and_restores_the_shipped_lexicon(tmp_path):
+    folders = []
+    for name, sessions in (("first", range(0, 4)), ("second", range(4, 8))):
+        folder = tmp_path / name
+        folder.mkdir()
+        for i in sessions:
+            s = _session(i)
+            data = {"id": s.id, "messages": s.messages, "ground_truth": s.ground_truth}
+            (folder / f"{s.id}.json").write_text(json.dumps(data))
+        folders.append(folder)
+    text = "The totals on the summary tab are a few cents off every month, no idea why."
+    before = learned.stated(text, 2)
+    folds = lexicon.cross_validate(folders, tmp_path)
+    assert set(folds) == {"first", "second"}
+    for scores in folds.values():
+        assert set(scores) == {"no lexicon", "lexicon of the others"}
+        assert all(0.0 <= v <= 1.0 for v in scores.values())
+    assert learned.stated(text, 2) == before == frozenset({"errors"})
 
 
 def test_the_shipped_lexicon_is_what_the_command_trains(tmp_path):

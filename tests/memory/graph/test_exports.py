@@ -76,9 +76,12 @@ def test_the_canvas_has_one_text_card_per_node_coloured_by_status():
     assert "completed (in force)" in redis["text"] and "Why: it is fast" in redis["text"]
 
 
-def test_a_likely_decision_is_no_decision_in_force_on_its_card():
+def test_a_likely_fact_is_marked_unconfirmed_on_its_card():
     likely = node(NodeType.DECISION, "Weekly invoices", Status.COMPLETED, learned=True)
     assert exports.status_text(likely) == "completed (likely, unconfirmed)"
+    work = node(NodeType.TASK, "Shelving moved", Status.PENDING, learned=True)
+    assert exports.status_text(work) == "pending (likely, unconfirmed)"
+    assert exports.status_text(node(NodeType.TASK, "Shelving moved", Status.PENDING)) == "pending"
 
 
 def test_the_canvas_has_every_edge_between_existing_cards_with_unique_ids():

@@ -140,3 +140,39 @@ def test_a_plain_sentence_no_rule_reads_is_read_once_for_each_kind(monkeypatch):
         (NodeType.DECISION, learned.CUE),
         (NodeType.ERROR, learned.CUE),
     ]
+
+
+WORK = "The old shelving is out and the new units are up along the back wall."
+
+
+@pytest.fixture
+def reads_work(monkeypatch):
+    """The lexicon reads finished work in ``WORK``, work still to do in ``READ``."""
+    kinds = {WORK: {"completed_tasks"}, READ: {"pending_tasks"}}
+    monkeypatch.setattr(learned, "stated", lambda text, position=0: frozenset(kinds.get(text, ())))
+
+
+def test_likely_work_is_kept_but_listed_apart_as_unconfirmed(reads_work):
+    graph = _graph(WORK, READ)
+    tasks = {n.label: (n.status, n.learned) for n in graph.of_type(NodeType.TASK)}
+    assert sorted(tasks.values()) == [(Status.COMPLETED, True), (Status.PENDING, True)]
+    tiers = render_tiers(graph)
+    assert "shelving" not in tiers["standard"].text  # not under "Recently done:"
+    assert "kitchen rota" not in tiers["standard"].text  # not under "Open tasks:"
+    full = tiers["full"].text
+    assert "Likely work (read from phrasing, unconfirmed):" in full
+    assert "shelving" in full and "kitchen rota" in full
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please look at the shelving plan and tell me what needs to change.",  # asks the reply
+        "What did the first fitting of the units show",  # a question without its mark
+        "Here is the list of what the fitters did this morning:",  # a lead-in
+    ],
+)
+def test_a_request_a_question_or_a_lead_in_is_no_likely_work(monkeypatch, text):
+    monkeypatch.setattr(learned, "stated", lambda text, position=0: frozenset({"completed_tasks"}))
+    candidates = extraction.extract([Turn(0, "user", text)])
+    assert [c for c in candidates if c.cue == learned.CUE] == []

@@ -2530,3 +2530,20 @@ def test_what_we_will_do_is_a_decision(text: str, choice: str) -> None:
 )
 def test_work_for_later_or_a_need_is_no_decision(text: str, work: str) -> None:
     assert not any(work in d for d in _labels(text, NodeType.DECISION))
+
+
+# ----- an assistant narrating its work reports a problem over, and a test's expectation --------
+
+
+def test_an_assistant_reporting_the_failing_test_passing_again_resolves_the_error() -> None:
+    turns = [
+        Turn(0, "user", "The nightly export test fails on the empty file."),
+        Turn(
+            1,
+            "assistant",
+            "The failing test passes again, and a new test confirms that "
+            "negative amounts are rejected as well.",
+        ),
+    ]
+    errors = {n.label: n.status for n in build_graph(turns).of_type(NodeType.ERROR)}
+    assert errors == {"The nightly export test fails on the empty file": Status.COMPLETED}

@@ -54,6 +54,14 @@ _ASKS_BACK = re.compile(
 )
 
 
+# "Put it on the list": a pointer to the work just named, not work of its own.
+_ON_THE_LIST = re.compile(
+    r"^(?:(?:put|keep|add|leave|park) (?:it|this|that|them|those) (?:on|to|in) (?:the |our |my )?"
+    r"(?:list|backlog|board|radar|roadmap|todo list)\b)",
+    re.IGNORECASE,
+)
+
+
 def asks(text: str) -> bool:
     """Whether a user's sentence asks the assistant for something ("please look at X", "check the
     logs and tell me", "put it on the list"), which the reply answers: no work to track."""
@@ -66,12 +74,6 @@ def asks(text: str) -> bool:
     )
 
 
-# "Put it on the list": a pointer to the work just named, not work of its own.
-_ON_THE_LIST = re.compile(
-    r"^(?:(?:put|keep|add|leave|park) (?:it|this|that|them|those) (?:on|to|in) (?:the |our |my )?"
-    r"(?:list|backlog|board|radar|roadmap|todo list)\b)",
-    re.IGNORECASE,
-)
 # How often a problem happens: a measurement of a problem, not another one.
 _RATE = re.compile(
     r"\b(?:one in (?:\w+)|\d+ (?:in|out of) \d+|\d+ ?(?:%|percent)|half|a third|"

@@ -41,6 +41,9 @@ def fits(text: str) -> bool:
     return MIN_WORDS <= len(text.split()) <= MAX_WORDS
 
 
+_NEVER = {"threshold": 0.5, "bias": -1e9, "weights": {}}  # a kind the file does not hold
+
+
 def load(path: Path = LEXICON) -> tuple[tuple[float, ...], tuple[dict, ...]]:
     """Per kind, in the order of ``KINDS``: the score from which a sentence states it (the
     threshold's log-odds less the bias), and the weight of each feature, a word pair as a tuple."""
@@ -52,8 +55,6 @@ def load(path: Path = LEXICON) -> tuple[tuple[float, ...], tuple[dict, ...]]:
     )
     return cuts, weights
 
-
-_NEVER = {"threshold": 0.5, "bias": -1e9, "weights": {}}  # a kind the file does not hold
 
 _CUTS, _WEIGHTS = load()
 

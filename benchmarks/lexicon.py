@@ -29,7 +29,9 @@ from memory.graph import learned
 from memory.graph.sentences import segment
 
 ROOT = Path(__file__).resolve().parent
-TRAINING = tuple(ROOT / "corpus" / name for name in ("own", "tuning", "tuning2", "tuning3"))
+TRAINING = tuple(
+    ROOT / "corpus" / name for name in ("own", "tuning", "tuning2", "tuning3", "tuning4")
+)
 # Probability from which a sentence is taken to state the category's fact.
 THRESHOLDS = {"decisions": 0.6, "errors": 0.3, "completed_tasks": 0.5, "pending_tasks": 0.4}
 REGULARIZATION = 0.5  # the inverse strength C of the L2 penalty

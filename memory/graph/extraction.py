@@ -152,8 +152,9 @@ def _likely(text: str, emit: Emitter) -> None:
 
     What the rules know to state none is not read: a question, a hedge ("maybe the cache is
     stale"), a choice left open ("we haven't decided if ..."), things getting better ("the page
-    got faster after the index"); a quoted error message is the error itself; a request to the
-    assistant, a lead-in or a question without its mark is no work.
+    got faster after the index"); a quoted error message is the error itself, and talk about
+    problems ("fails the build when ...", "restart it if it looks stuck") is none; a request to
+    the assistant, a lead-in or a question without its mark is no work.
     """
     kinds = learned.stated(text, emit.turn.position)
     if (
@@ -168,7 +169,11 @@ def _likely(text: str, emit: Emitter) -> None:
         emit.add(
             NodeType.DECISION, text, Status.COMPLETED, text, cue=learned.CUE, conf=LIKELY_CONFIDENCE
         )
-    if "errors" in kinds and not _quotes_error(text):
+    if (
+        "errors" in kinds
+        and not _quotes_error(text)
+        and not phrases.ERROR_META.search(text.lower())
+    ):
         emit.error(text, text, cue=learned.CUE, conf=LIKELY_CONFIDENCE)
     if (
         text.rstrip().endswith(":")

@@ -183,8 +183,13 @@ def _last_cause(block: list[str], first: int, score: int) -> list[tuple[str, str
 
 def _says_only_that(line: str) -> bool:
     """ "Task failed with exception", "Validate failed: Migrations have failed validation": a
-    line saying that something failed but not why."""
+    line saying that something failed but not why; a bare "Error" heading what follows."""
+    if line.strip(" :").lower() in _BARE_TAGS:
+        return True
     return bool(_FAILED.search(line)) and not _WHY_FAILED.search(line)
+
+
+_BARE_TAGS = frozenset(("error", "fatal error", "fatal", "exception", "failure", "failed"))
 
 
 def _detail_after(block: list[str], i: int) -> str:

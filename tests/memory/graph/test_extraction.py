@@ -602,6 +602,16 @@ def test_problem_stated_apart_from_the_paste_is_an_error_of_its_own() -> None:
     ]
 
 
+def test_a_bare_error_heading_in_pasted_output_gives_way_to_the_message_under_it() -> None:
+    text = (
+        "Loading crashes on a fresh install:\n```\nError\n\n"
+        "main.lua:48: attempt to index local 'save' (a nil value)\n\nTraceback\n```"
+    )
+    assert _labels(_one(text), NodeType.ERROR) == [
+        "main.lua:48: attempt to index local 'save' (a nil value)"
+    ]
+
+
 def test_fix_naming_a_timeout_setting_and_a_problem_gone_names_no_new_error() -> None:
     cands = _one("Fixed: 2 s timeout with a retry on the upstream call, no more 504s.")
     assert _labels(cands, NodeType.ERROR) == []

@@ -110,7 +110,7 @@ class Emitter:
         self.recap = False  # the sentence restates facts under a "Recap:" heading
         self.advisory = False  # an assistant advising rather than reporting its work
         self.lead_in = False  # the turn pastes an error, so its prose only introduces it
-        self.quoted_error = False  # the sentence quotes an error message in backticks
+        self.quoted_error = False  # the sentence quotes an error message (the message is the error)
         self.after_decision = False  # the clause follows a decision in the same sentence
         self.set_aside: tuple[str, str] | None = None  # a fronted "Instead of X" and its sentence
         self.last_error_turn = -1

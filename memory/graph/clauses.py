@@ -586,7 +586,9 @@ _FOR_A_TIME = re.compile(
 _NO_WORK = re.compile(
     r"^(?:[\w.]+\s+){1,2}(?:is|'s|are)\s+(?:back|away|off|out|on (?:holiday|vacation|leave))\b|"
     r"\b(?:haven't|have not|hasn't|has not|not)\s+(?:yet\s+)?(?:made up (?:my|our|his|her|their) "
-    r"minds?|decided)\b|^(?:i\s+|we\s+)?(?:don't|do not)\s+know\b|"
+    r"minds?|decided|agreed|settled)\b|^(?:i\s+|we\s+)?(?:don't|do not)\s+know\b|"
+    # "nobody is going to type that", "she's not going to install it": a plan denied.
+    r"\b(?:nobody|no one|not|n't)\s+(?:is\s+|are\s+)?going\s+to\b|"
     r"^(?:still\s+)?(?:open|pending|not (?:\w+ed|done|started) yet)[.!]*$",
     re.IGNORECASE,
 )

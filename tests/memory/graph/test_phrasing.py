@@ -2414,6 +2414,9 @@ def test_a_participle_that_describes_is_no_work_done(text: str) -> None:
         "still haven't made up my mind on that one",
         "don't know yet",
         "Two things are left for later:",
+        "We still haven't agreed on the money side.",
+        "Nobody is going to type that every time.",
+        "She's not going to install it on the family laptop.",
     ],
 )
 def test_what_is_said_of_work_without_being_work_is_no_task(text: str) -> None:

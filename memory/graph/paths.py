@@ -24,7 +24,8 @@ FILE_EXTENSIONS = frozenset(
     webm avif heic ttf otf woff woff2 pb tflite mlmodel joblib pickle feather arrow hdf5 xlsm
     ppt doc odt rtf ics geojson patch diff p12 pfx jks asc csr tsbuildinfo editorconfig babelrc
     vsix xcodeproj xcworkspace csproj sln fsproj vbproj cabal gleam elm purs erb haml slim
-    liquid hbs ejs pug njk mustache twig blade
+    liquid hbs ejs pug njk mustache twig blade mov avi mkv flac ogg m4a aac eeg vhdr vmrk edf bdf
+    fif love epub mobi gpx kml stl gcode blend psd dmg iso deb rpm msi appimage
     """.split()
 )
 

@@ -433,6 +433,19 @@ def test_paths_in_every_common_form_are_files() -> None:
     ]
 
 
+def test_media_recordings_and_packages_named_bare_are_files() -> None:
+    text = (
+        "The clip IMG_4412.MOV lost its photo, the recording is sub-07_task-oddball.vmrk, "
+        "and the build makes game.love and tidepool.dmg."
+    )
+    assert _labels(_one(text), NodeType.FILE) == [
+        "IMG_4412.MOV",
+        "sub-07_task-oddball.vmrk",
+        "game.love",
+        "tidepool.dmg",
+    ]
+
+
 def test_home_hidden_routed_and_partitioned_paths_are_files_whole() -> None:
     text = (
         "I put the hosts in ~/.ssh/config and the key in ~deploy/.ssh/authorized_keys, moved the "

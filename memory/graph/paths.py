@@ -72,6 +72,7 @@ _CANDIDATE = Twin(
     re.compile(
         r"(?<![\w@$%/\\.:-])[~.]{0,2}/?[\w@+\-]{0,120}"
         r"(?:[./]\.?(?:\([\w@+\-]{1,60}\)(?=/)|[\w@+\-{}*\[\]=]{1,120})){1,24}/?"
+        r"|(?<![\w@$%/\\.:-])[A-Za-z][\w@+\-]{2,120}/(?![\w/])"  # one directory: "lib/"
     )
 )
 _BARE = re.compile(r"\b(?:" + "|".join(sorted(BARE_FILENAMES)) + r")(?![\w-]|\.\w)")
@@ -151,9 +152,10 @@ def is_path(token: str, in_code: bool = False) -> bool:
 _HOME = re.compile(r"~(?:[a-z_][\w.-]*)?/[\w.@+-]*[A-Za-z_]")
 # A file name with an extension not in the list: lower-case, 1-14 letters, after a stem.
 _UNKNOWN_EXTENSION = re.compile(r"[\w@+-]+\.[a-z][a-z0-9]{0,13}")
-# A directory written as one: a trailing slash, a leading ./ or ../, or three lower-case segments.
+# A directory written as one: a trailing slash ("lib/", "data/raw/sub-XX/"), a leading ./ or ../,
+# or three lower-case segments.
 _DIRECTORY = re.compile(
-    r"(?:\.{1,2}/)+[\w@+-]+(?:/[\w@+.-]+)*/?|[a-z][\w@+-]{2,}(?:/[\w@+.-]+)*/[\w@+-]*[a-z0-9_]+/|"
+    r"(?:\.{1,2}/)+[\w@+-]+(?:/[\w@+.-]+)*/?|[A-Za-z][\w@+-]{2,}(?:/[\w@+.-]+)*/|"
     r"[a-z][\w@+-]+/[a-z][\w@+-]+/[a-z][\w@+-]+"
 )
 # Object-store and file URLs name data locations, not web pages.

@@ -446,6 +446,13 @@ def test_media_recordings_and_packages_named_bare_are_files() -> None:
     ]
 
 
+def test_a_directory_written_with_its_slash_is_a_file_entry() -> None:
+    text = "Vendored it under lib/, the build goes to dist/ and the recordings to data/raw/sub-XX/."
+    assert _labels(_one(text), NodeType.FILE) == ["lib/", "dist/", "data/raw/sub-XX/"]
+    text = "Ship it w/ the TCP/IP notes, and/or the 50/50 split."
+    assert _labels(_one(text), NodeType.FILE) == []
+
+
 def test_home_hidden_routed_and_partitioned_paths_are_files_whole() -> None:
     text = (
         "I put the hosts in ~/.ssh/config and the key in ~deploy/.ssh/authorized_keys, moved the "

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from itertools import repeat
 from pathlib import Path
 
 LEXICON = Path(__file__).with_name("lexicon.json")
@@ -56,21 +55,31 @@ def load(path: Path = LEXICON) -> tuple[tuple[float, ...], tuple[dict, ...]]:
     return cuts, weights
 
 
+def _rows(weights: tuple[dict, ...]) -> dict:
+    """Each feature's weights, one per kind (0.0 where a kind has none): one lookup a feature."""
+    features = set().union(*weights)
+    return {f: tuple(w.get(f, 0.0) for w in weights) for f in features}
+
+
 _CUTS, _WEIGHTS = load()
+_ROWS = _rows(_WEIGHTS)
+_NOTHING = (0.0,) * len(KINDS)
 
 
 def use(path: Path) -> None:
     """Read with the lexicon in ``path`` from now on (the trainer's cross-validation)."""
-    global _CUTS, _WEIGHTS
+    global _CUTS, _WEIGHTS, _ROWS
     _CUTS, _WEIGHTS = load(path)
+    _ROWS = _rows(_WEIGHTS)
 
 
 def scores(text: str, position: int = 0) -> tuple[float, ...]:
     """Per kind, the weights of the sentence's features summed (its log-odds, less the bias)."""
     # Each feature once, in the order of the text: a set's order changes with the hash seed, and
-    # so would the last bit of a float sum. Pairs stay tuples: no string to build.
-    found = dict.fromkeys(_keys(text, position))
-    return tuple(sum(map(weights.get, found, repeat(0.0))) for weights in _WEIGHTS)
+    # so would the last bit of a float sum (a kind's 0.0 for a feature adds nothing, exactly).
+    # Pairs stay tuples: no string to build.
+    rows = list(filter(None, map(_ROWS.get, dict.fromkeys(_keys(text, position)))))
+    return tuple(map(sum, zip(*rows, strict=True))) if rows else _NOTHING
 
 
 def stated(text: str, position: int = 0) -> frozenset[str]:

@@ -86,12 +86,13 @@ _CUT = re.compile(
 @lru_cache(maxsize=8192)
 def content_words(text: str) -> frozenset[str]:
     """Lower-cased content words, as the benchmark protocol counts them (path pieces included)."""
-    words: set[str] = set()
-    for run in _RUN.findall(text.lower()):
-        if len(run) > 1 and run not in _STOP:
-            words.add(run)
-        if "/" in run or "." in run:
-            words.update(p for p in _PATH_SEPARATOR.split(run) if len(p) > 1 and p not in _STOP)
+    low = text.lower()
+    runs = _RUN.findall(low)
+    words = {run for run in runs if len(run) > 1 and run not in _STOP}
+    if "/" in low or "." in low:  # only then can a run hold path pieces
+        for run in runs:
+            if "/" in run or "." in run:
+                words.update(p for p in _PATH_SEPARATOR.split(run) if len(p) > 1 and p not in _STOP)
     return frozenset(words)
 
 

@@ -46,8 +46,8 @@ _INSTRUCTION = re.compile(
 # "so buffer them and flush every second": a user concluding with an instruction.
 _CONCLUDING_IMPERATIVE = re.compile(
     r"^(?:so|then|ok so|okay so)\s+(?!i\b|we\b|you\b|it\b|they\b|that\b|this\b|the\b|there\b|"
-    r"what\b|how\b|if\b|far\b|much\b|yeah\b|yes\b|now\b)[a-z]+\s+(?:them|it|the|a|an|all|every|each|"
-    r"both)\b",
+    r"what\b|how\b|if\b|far\b|much\b|yeah\b|yes\b|now\b)"
+    r"[a-z]+\s+(?:them|it|the|a|an|all|every|each|both)\b",
     re.IGNORECASE,
 )
 # A short verbless noun phrase followed by its reason: "LoRA because I only have one GPU".

@@ -166,7 +166,8 @@ _NOT_DECIDED = re.compile(
     r"\b(?:haven't|have not|havent|hasn't|has not|not yet|didn't|did not|yet to) (?:\w+ )?decided?\b|"
     r"\bundecided\b|\bno idea (?:yet )?(?:whether|if|which)\b|"
     r"\b(?:need|needs|have|has|got) to (?:pick|choose|decide)\b|\b(?:don't|do not) (?:pick|choose|decide)\b|"
-    r"\bstill (?:deciding|choosing|torn)\b"
+    r"\bstill (?:deciding|choosing|torn)\b|"
+    r"\b(?:not|n't|never) (?:picking|choosing|deciding|taking sides)\b"  # "I'm not picking one"
 )
 # How an assistant narrates a choice as made rather than proposed.
 _ASSISTANT_DECIDES = re.compile(

@@ -2234,6 +2234,7 @@ def test_a_choice_in_a_few_words_is_a_decision(text: str, label: str) -> None:
         "The docs say the limit is 100 requests per minute.",
         "Stock is the real problem.",
         "The EPUB is the next problem.",
+        "Both sides have a point, and I'm not picking one.",
     ],
 )
 def test_a_few_words_that_choose_nothing_are_no_decision(text: str) -> None:

@@ -105,6 +105,11 @@ def _explanations(transitions: Sequence[Transition]) -> tuple[dict, dict]:
     return in_force, invalidated
 
 
+# Types whose facts read by the learned lexicon alone are listed apart as likely (a likely error
+# is shown with the others: it asks for a look, and states no choice or work).
+_LISTED_APART = (NodeType.DECISION, NodeType.TASK)
+
+
 @dataclass
 class _View:
     live: list[Node]
@@ -119,10 +124,10 @@ class _View:
     likely_work: list[Node] = field(init=False)  # tasks, likewise
 
     def __post_init__(self) -> None:
-        decisions = self.of(NodeType.DECISION, Status.COMPLETED)
-        self.in_force = [n for n in decisions if not n.learned]
-        self.likely = [n for n in decisions if n.learned]
-        self.likely_work = [n for n in self.live if n.type == NodeType.TASK and n.learned]
+        self.in_force = self.of(NodeType.DECISION, Status.COMPLETED)
+        apart = [n for n in self.live if n.learned and n.type in _LISTED_APART]
+        self.likely = [n for n in apart if n.type == NodeType.DECISION]
+        self.likely_work = [n for n in apart if n.type == NodeType.TASK]
 
     @functools.cached_property
     def in_force_labels(self) -> frozenset[str]:
@@ -130,14 +135,13 @@ class _View:
 
     def of(self, node_type: NodeType, *statuses: Status) -> list[Node]:
         """Live nodes of a type with one of ``statuses``; by default all but the contested ones.
-        Work only the lexicon read is not among them: it is listed apart, as likely."""
+        A decision or work only the lexicon read is not among them: it is listed apart, as likely."""
         wanted = statuses or tuple(s for s in Status if s != Status.CONTESTED)
+        apart = node_type in _LISTED_APART
         return [
             n
             for n in self.live
-            if n.type == node_type
-            and n.status in wanted
-            and not (n.learned and node_type == NodeType.TASK)
+            if n.type == node_type and n.status in wanted and not (apart and n.learned)
         ]
 
 

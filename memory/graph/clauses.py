@@ -313,6 +313,9 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     if cue:
         decisions.decision(clause, sentence, emit, cue=cue, conf=0.7)
         return "decision"
+    if role == "user" and decisions.sets_a_value(stripped):
+        decisions.decision(clause, sentence, emit, cue="setting", conf=0.65)
+        return "decision"
     if _plans(low, role) or (_pending_cased(clause) and not failures.is_problem(clause, role)):
         return _pending(stripped, clause, sentence, emit)
     done = _reports_done(stripped, clause, role) or _finding(stripped, role, emit)

@@ -6,7 +6,7 @@ import re
 
 from memory.graph import labels, phrases, words
 from memory.graph.candidates import Emitter, Offer, Seen
-from memory.graph.prefilter import Guarded, Twin
+from memory.graph.prefilter import Folded, Guarded, Twin
 from memory.graph.types import Candidate, Evidence, NodeType, Status
 
 # An acknowledgement opening a user's reply: what follows accepts what was proposed.
@@ -288,6 +288,37 @@ _FIGURE_CHANGED = re.compile(
     r"cut|upped|doubled|halved)\s+(.+?)\s+(?:to|at)\s+[$£€]?\d",
     re.IGNORECASE,
 )
+
+
+# What a team sets by its value: "The budget is £9,000", "target food cost is 30%", "every slot is
+# fifteen minutes", "Batch size 16 with 4 accumulation steps", "Price goes up to £49". What it
+# measures names no setting ("the build is 14 minutes", "p95 is 800 ms").
+_SETTING_NOUNS = (
+    "budget target price fee deposit rent markup margin discount salary wage "
+    "timeout retries retry interval ttl retention threshold slot shift schedule "
+    "frequency minimum maximum quota allowance curfew bedtime split ratio seed epochs batch "
+    "batches size buffer port tolerance compatibility default"
+).split()
+_VALUE = (
+    r"(?:[£$€]\s?\d|\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
+    r"twenty|thirty|forty|fifty|sixty|ninety|a hundred|daily|weekly|monthly|nightly|hourly|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b)"
+)
+_SETTING = Folded(
+    r"^(?:(?:the|our|my|every|each|new)\s+(?:[\w'-]+\s+){0,2}?|"
+    r"(?!\w+ed\s|ran\s|reran\s|set\s|kept\s|got\s|put\s|took\s|had\s|did\s)"
+    r"(?:[\w'-]+\s+)?)(?:" + "|".join(_SETTING_NOUNS) + r")"
+    # with a verb, "is/are ..." or a colon; without one, as "Batch size 16", "Markup 12%"
+    r"(?:(?:e?s)?\s+(?:is|are|will\s+be|stays?|'s)(?:\s+(?:now|still|only|fixed\s+at|"
+    r"capped\s+at|set\s+to))?|:)?\s+"
+    + _VALUE
+    + r"|^(?:the\s+)?(?:[\w'-]+\s+){0,2}?(?:goes|go|will\s+go)\s+(?:up|down)\s+to\s+[£$€]\d"
+)
+
+
+def sets_a_value(stripped: str) -> bool:
+    """Whether a user's clause sets something by its value (``_SETTING``)."""
+    return _SETTING.match(stripped) is not None
 
 
 def revises_a_figure(stripped: str, emit: Emitter) -> bool:

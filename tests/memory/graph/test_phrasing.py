@@ -191,6 +191,42 @@ def test_near_misses_are_not_decisions(text: str) -> None:
     assert _labels(text, NodeType.DECISION) == [], text
 
 
+# ----- a setting stated as its value: "The budget is £9,000", "Markup 12% on parts" ---------
+
+
+@pytest.mark.parametrize(
+    ("text", "setting"),
+    [
+        ("The budget is £9,000.", "budget is £9,000"),
+        ("Our target food cost is 30% of the menu price.", "target food cost is 30%"),
+        ("Every slot is fifteen minutes.", "slot is fifteen minutes"),
+        ("Batch size 16 with 4 accumulation steps.", "Batch size 16"),
+        ("Markup 12% on parts.", "Markup 12%"),
+        ("The retention threshold is 90 days.", "threshold is 90 days"),
+        ("Price goes up to £49 for new bookings.", "Price goes up to £49"),
+        ("Payment runs are weekly now, every Thursday.", "Payment runs are weekly"),
+    ],
+)
+def test_a_setting_stated_as_its_value_is_a_decision(text: str, setting: str) -> None:
+    assert any(setting in label for label in _labels(text, NodeType.DECISION)), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The build is 14 minutes now.",  # a measurement names no setting
+        "Timeouts 61%, auth 27%, other 12%.",  # a breakdown
+        "I reran seed 0 overnight.",  # work done with a setting
+        "The deadline is 14 March.",  # a date given, not set
+        "The distributor's limit is 100 MB.",  # someone else's constraint
+        "CPU goes up to 90% at night.",  # a figure that moves is no price
+        "Is the budget £9,000?",
+    ],
+)
+def test_a_value_that_sets_nothing_is_no_decision(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == [], text
+
+
 # ----- indirect supersession: "scratch X", "scrap X", "moved off X", "X is out" ----------------
 
 

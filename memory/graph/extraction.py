@@ -426,15 +426,19 @@ _THATS_THE_CHOICE = re.compile(
 )
 _CHOICE_HEADING = re.compile(
     r"^(?:so,?\s+|ok,?\s+)?(?:the\s+|my\s+|our\s+)?(?:final|decision|verdict|conclusion|choice|"
-    r"call|final answer|outcome|resolution|decided|consensus|(?:new\s+)?rule|(?:(?:the\s+)?team|we|"
-    r"everyone|all)\s+agreed)$",
+    r"call|final answer|outcome|resolution|decided|consensus|(?:new\s+)?rule|"
+    # "New title: X", "One more change: X", "Lockers are settled: X", "Chef and I agreed the mains: X"
+    r"new\s+(?:title|name|price|date|venue|plan|time|schedule)|(?:one\s+more|another|last)\s+change|"
+    r"(?!nothing\b|none\b)(?:[\w-]+\s+){1,3}(?:is|are)\s+(?:now\s+)?(?:settled|decided|agreed|final)|"
+    r"(?:(?:the\s+)?team|we|everyone|all|i|[\w-]+\s+and\s+i)\s+agreed(?:\s+on)?"
+    r"(?:\s+the\s+[\w-]+(?:\s+[\w-]+)?)?)$",
     re.IGNORECASE,
 )
 
 
 def _heads_a_choice(clause: str, sentence: str) -> bool:
     """ "Final: 3 tiers, 9/29/99.": a word heading the choice that the text after its colon states."""
-    if len(clause) > 24 or not _CHOICE_HEADING.match(clause.strip()):
+    if len(clause) > 40 or not _CHOICE_HEADING.match(clause.strip()):
         return False
     end = sentence.find(clause) + len(clause)
     return sentence[end : end + 1] == ":"

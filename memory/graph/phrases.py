@@ -324,7 +324,7 @@ LEADING_FILLER = (
     "btw",
     "by the way",
     "side note",
-    "first",
+    r"first(?! come\b)",  # "first come first served" is an option, not a sequence
     "first though",
     "next",
     "now",

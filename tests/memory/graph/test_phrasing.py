@@ -2249,6 +2249,9 @@ def test_the_same_words_stating_no_failure_are_no_error(text: str) -> None:
         ("Okay, the new opening hours are 9 to 5.", "new opening hours are 9 to 5"),
         ("The new rule: every PR needs one approval.", "every PR needs one approval"),
         ("Verdict: Hetzner for the staging boxes.", "Hetzner for the staging boxes"),
+        ("Chef and I agreed the mains: braised beef shin.", "braised beef shin"),
+        ("Lockers are settled: first come first served.", "first come first served"),
+        ("One more change: brunch is only on Sundays.", "brunch is only on Sundays"),
     ],
 )
 def test_a_choice_in_a_few_words_is_a_decision(text: str, label: str) -> None:
@@ -2271,6 +2274,8 @@ def test_a_choice_in_a_few_words_is_a_decision(text: str, label: str) -> None:
         "Stock is the real problem.",
         "The EPUB is the next problem.",
         "Both sides have a point, and I'm not picking one.",
+        "New problem: the upload hangs at 99%.",
+        "Nothing is settled: we talk again on Friday.",
     ],
 )
 def test_a_few_words_that_choose_nothing_are_no_decision(text: str) -> None:
@@ -2284,6 +2289,11 @@ def _reply(proposal: str, reply: str) -> list[str]:
         Turn(2, "user", reply),
     ]
     return [c.label for c in extract(turns) if c.type == NodeType.DECISION]
+
+
+def test_a_new_value_headed_by_its_name_is_a_decision() -> None:
+    # Past the opening turns, where "New ..." states the session's goal.
+    assert _reply("Noted.", "New venue: the old library hall.") == ["the old library hall"]
 
 
 def test_a_reply_adopting_the_proposal_decides_what_was_proposed() -> None:

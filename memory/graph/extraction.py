@@ -395,7 +395,13 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
             # "I wrote the query but it's giving me error": the antecedent's own fact is not all.
             found = clauses.pointed_problem(own, clause, text, role, emit) or found
         if announced and not found and len(emit.out) == count:
-            found = clauses.announced_problem(clause, text, role, emit)
+            condition = _CONDITION_FIRST.match(clause)
+            if condition and "," not in clause:
+                before = clause  # "New problem: when I save. X.": X is the problem
+                continue
+            # "New problem: if I drag the window, X": X is the problem, not its condition.
+            stated = clause.split(",", 1)[1].strip() if condition else clause
+            found = clauses.announced_problem(stated, text, role, emit)
         announced = False
         if emit.after_decision and not found and len(emit.out) == count:
             _give_reason(emit, clause)
@@ -404,6 +410,9 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
     if role == "user" and not kind and len(emit.out) == count_before and _may_end_unexplained(text):
         kind = _unexplained(text, role, emit)
     return kind
+
+
+_CONDITION_FIRST = re.compile(r"^(?:if|when|whenever|once|every\s+time)\s", re.IGNORECASE)
 
 
 def _may_end_unexplained(text: str) -> bool:

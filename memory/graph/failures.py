@@ -447,19 +447,22 @@ _UNAMBIGUOUS = Guarded(
 _ANNOUNCES_PROBLEM = Guarded(
     re.compile(
         r"^(?:(?:so|and|but|oh|also|separately|then|ok|okay|however)\b,?\s+)*"
-        r"(?:(?:(?:the|one|another|a|new|next|second|other|big|main|real|last)\s+)?"
+        r"(?:(?:(?:the|one|another|a|new|next|second|other|big|bigger|main|real|last)\s+)?"
         r"(?:problem|issue|bug|snag|gotcha|incident)(?:\s+(?:is|was)\s+(?:\S+\s+){0,3}\S+|"
         r"\s+(?:though|here|now|today|left|remaining))?|"
         r"(?:something|stuff|things)\s+(?:went|is|was|has gone|have gone|goes)\s+wrong(?:\s+\S+){0,2}|"
         # "Weird one though: X", "Other weirdness: X".
         r"(?:(?:one|another|a|other|more|the|new|last)\s+)?(?:weird|strange|odd)(?:ness|\s+one|"
         r"\s+thing)(?:\s+(?:though|here|now|too))?|"
+        # "Slight drama this morning: X", "The main findings: X".
+        r"(?:slight|bit\s+of\s+a|some|more)\s+drama"
+        r"(?:\s+(?:this\s+morning|today|last\s+night))?|(?:the\s+)?(?:main\s+)?findings|"
         r"(?:we|i)\s+(?:had|have|got|hit)\s+(?:an?\s+|another\s+|one\s+)?"
         r"(?:incident|outage|problem|issue|bug)(?:\s+\S+){0,3})$",
         re.IGNORECASE,
     ),
     ("problem", "issue", "bug", "snag", "gotcha", "incident", "wrong", "outage", "weird", "strange")
-    + ("odd",),
+    + ("odd", "drama", "findings"),
     lower=True,
 )
 

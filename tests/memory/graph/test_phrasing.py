@@ -503,6 +503,22 @@ def test_symptom_near_misses_are_not_errors(text: str) -> None:
             "Next issue is the search page: results from archived projects show up first.",
             "results from archived projects show up first",
         ),
+        (
+            "Another problem: if I drag the window around, the player falls through the floor.",
+            "the player falls through the floor",  # the problem, not the condition it needs
+        ),
+        (
+            "Another problem: whenever I save the draft - the editor goes blank.",
+            "the editor goes blank",
+        ),
+        (
+            "Slight drama this morning: one of the fish was on the floor.",
+            "one of the fish was on the floor",
+        ),
+        (
+            "Bigger problem: the upload drops every file over 2 GB.",
+            "the upload drops every file over 2 GB",
+        ),
     ],
 )
 def test_announced_problem_is_the_clause_after_the_colon(text: str, problem: str) -> None:

@@ -562,6 +562,25 @@ def _pending(stripped: str, clause: str, sentence: str, emit: Emitter) -> str:
     return "pending"
 
 
+def continued_plan(clause: str, sentence: str, emit: Emitter) -> str:
+    """ "I'll write to MedDrop this week, and put it to the directors in March": a bare verb after
+    work planned in the same sentence shares its subject and its future; more work planned."""
+    body = _JOINED.sub("", clause.strip(), count=1)
+    return _pending(body, body, sentence, emit) if _BARE_VERB.match(body) else ""
+
+
+_JOINED = re.compile(r"^(?:and|then|also|plus)\b,?\s*(?:(?:then|also)\s+)?", re.IGNORECASE)
+# A verb that opens a clause without a subject: "ask Nightingale for a quote", "put it on github".
+_BARE_VERB = re.compile(
+    r"^(?:ask|put|send|book|call|ring|email|order|write|check|confirm|do|get|buy|pick|fix|move|"
+    r"update|add|finish|post|print|pay|sort|make|take|bring|clean|set|test|ship|push|deploy|"
+    r"merge|tell|text|chase|review|draft|fill|submit|sign|return|cancel|change|try|run|build|"
+    r"publish|upload|share|invite|arrange|organi[sz]e|prepare|paint|replace|install|measure|"
+    r"collect|drop|start|follow|read|rewrite|raise|open|close|hand|pass|let|give|show)"
+    r"\s+\S",
+)
+
+
 def _team_will(clause: str, sentence: str) -> bool:
     """ "We'll take the bus there then", "we will validate bodies with malli": what a user says the
     team will do is the way chosen; not a need ("we'll need coaches"), a look ahead ("we'll

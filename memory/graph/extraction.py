@@ -356,7 +356,7 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
 
 
 def _clauses(text: str, role: str, emit: Emitter) -> str:
-    kind, before = "", ""
+    kind, before, last = "", "", ""
     emit.quoted_error = _quotes_error(text)
     said = _message_said(text, role) if not emit.quoted_error else ""
     if said:
@@ -390,7 +390,11 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
             decisions.decision(before, text, emit, cue="taken_up", conf=0.7)
             kind = "decision"
             continue
-        found = clauses.classify(clause, text, role, emit)
+        found = (
+            clauses.continued_plan(clause, text, emit)
+            if role == "user" and last == "pending"
+            else ""
+        ) or clauses.classify(clause, text, role, emit)
         if own != clause and found not in ("error", "decision"):
             # "I wrote the query but it's giving me error": the antecedent's own fact is not all.
             found = clauses.pointed_problem(own, clause, text, role, emit) or found
@@ -406,7 +410,7 @@ def _clauses(text: str, role: str, emit: Emitter) -> str:
         if emit.after_decision and not found and len(emit.out) == count:
             _give_reason(emit, clause)
         kind = found or kind
-        before = clause
+        before, last = clause, found
     if role == "user" and not kind and len(emit.out) == count_before and _may_end_unexplained(text):
         kind = _unexplained(text, role, emit)
     return kind

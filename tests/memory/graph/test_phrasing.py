@@ -312,6 +312,40 @@ def test_each_coordinated_report_is_a_task(text: str, pieces: list[str]) -> None
         assert any(piece in label for label in done), (piece, done)
 
 
+@pytest.mark.parametrize(
+    ("text", "pieces"),
+    [
+        (
+            "I'll write to the supplier this week, and put it to the directors in March.",
+            ["write to the supplier", "put it to the directors in March"],
+        ),
+        (
+            "I'll do a 0.2.0 build and put it on github.",
+            ["do a 0.2.0 build", "put it on github"],
+        ),
+        ("Next week I'll repot the ferns, then ring the nursery.", ["ring the nursery"]),
+    ],
+)
+def test_each_coordinated_plan_is_pending(text: str, pieces: list[str]) -> None:
+    pending = [
+        c.label for c in _one(text) if c.type == NodeType.TASK and c.status == Status.PENDING
+    ]
+    for piece in pieces:
+        assert any(piece in label for label in pending), (piece, pending)
+    assert _done(text) == []  # "put" after "I'll" is no past tense
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll ring the nursery tomorrow, and repotted the ferns already.",
+        "I'll ring the nursery tomorrow, and the ferns are repotted already.",
+    ],
+)
+def test_work_done_after_a_plan_stays_completed(text: str) -> None:
+    assert any("ferns" in label for label in _done(text)), text
+
+
 def test_state_participle_after_comma_does_not_split() -> None:
     done = _done("I rewrote the importer, based on the old parser.")
     assert len(done) == 1, done

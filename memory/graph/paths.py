@@ -194,6 +194,54 @@ _QUOTED_NAME = re.compile(r"[\"'`“‘]([\w(][\w .,()&+-]{0,80}?\.\w{1,10})[\"'
 _QUOTED_NAME_END = re.compile(r"\.\w{1,10}[\"'`”’]")
 
 
+# An office document named with spaces and no quotes: "saved as Hot desking policy v1.docx", "it's in
+# allergen matrix Dec.xlsx", "pasted it into AGM paper - resurfacing.docx". The name runs back
+# from its extension to the word that introduces it; without one, only its last word is sure.
+_DOCUMENT_EXTENSIONS = tuple(
+    f".{e}" for e in "docx doc xlsx xlsm xls pdf pptx ppt odt ods odp rtf pages numbers key".split()
+)
+_DOCUMENT_END = re.compile(
+    r"[\w()&+-]\.(?:" + "|".join(e[1:] for e in _DOCUMENT_EXTENSIONS) + r")\b"
+)
+_OPENS_NAME = frozenset(
+    "in into as is it's its from off called named titled to of on at with the a an my our your "
+    "his her their this that new attached latest updated current and or but then i it we you he "
+    "she they me us him them".split()
+)
+_ENDS_BEFORE_NAME = ",:;.!?)]\"'`”’"
+_OPENING_MARKS = "([\"'`“‘"
+
+
+def _document_names(text: str) -> list[tuple[int, int, str]]:
+    out = []
+    for m in _DOCUMENT_END.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        words = text[line_start : m.start() + 1].split(" ")
+        name = [words.pop()]  # the last word, up to the dot
+        if name[0][:1] in _OPENING_MARKS:
+            continue  # "(Samples_2024.xlsx": the name opens with this word
+        while words and len(name) < 6:
+            word = words.pop()
+            if word == "-" and words:
+                name.append(word)
+            elif "." in word or word[-1:] in ("!", "?"):
+                name = []  # a sentence ends before it: the word after may be a verb
+                break
+            elif not word or word.lower() in _OPENS_NAME or word[-1] in _ENDS_BEFORE_NAME:
+                break
+            elif word[0] in _OPENING_MARKS:  # "(HLS routes.xlsx)"
+                name.append(word[1:])
+                break
+            else:
+                name.append(word)
+        else:
+            continue  # no word introduces it within reach: where the name starts is unsure
+        if len(name) > 1 and name[-1] not in ("-", ""):
+            start = m.start() + 1 - len(" ".join(name))
+            out.append((start, m.end(), text[start : m.end()]))
+    return out
+
+
 def _spaced_names(text: str) -> list[tuple[int, int, str]]:
     """(start, end, name) of paths and quoted file names that hold spaces."""
     out = []
@@ -201,6 +249,8 @@ def _spaced_names(text: str) -> list[tuple[int, int, str]]:
         for m in _SPACED_PATH.finditer(text):
             if " " in m.group(0):
                 out.append((m.start(), m.end(), clean_path(m.group(0))))
+    if holds_any(text, _DOCUMENT_EXTENSIONS):
+        out.extend(_document_names(text))
     quoted = " " in text and _QUOTED_NAME_END.search(text)
     for m in _QUOTED_NAME.finditer(text) if quoted else ():
         name = m.group(1)

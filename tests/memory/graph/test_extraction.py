@@ -484,6 +484,40 @@ def test_names_with_spaces_route_groups_and_numbered_files_are_files_whole() -> 
     assert _labels(_one(said), NodeType.FILE) == ["config.yaml"]
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        (
+            "The policy is saved as Hot desking policy v1.docx in the share.",
+            "Hot desking policy v1.docx",
+        ),
+        ("Allergen matrix is done, it's in allergen matrix Dec.xlsx.", "allergen matrix Dec.xlsx"),
+        ("I have pasted it into AGM paper - resurfacing.docx.", "AGM paper - resurfacing.docx"),
+        ("The route spreadsheet (HLS routes.xlsx) has gaps.", "HLS routes.xlsx"),
+        (
+            "I've made a spreadsheet, Interrail 2027 plan.xlsx, with the dates.",
+            "Interrail 2027 plan.xlsx",
+        ),
+        ("Please check the attached Budget v2.xlsx today.", "Budget v2.xlsx"),
+    ],
+)
+def test_a_document_named_with_spaces_is_one_file(text: str, name: str) -> None:
+    assert _labels(_one(text), NodeType.FILE) == [name]
+
+
+@pytest.mark.parametrize(
+    ("text", "files"),
+    [
+        ("Open report.pdf and check it.", ["report.pdf"]),  # nothing introduces a longer name
+        ("I updated budget.xlsx and report.pdf.", ["budget.xlsx", "report.pdf"]),
+        ("Done. Notes v2.docx is attached.", ["v2.docx"]),  # the sentence before is no name
+        ("It's in my inbox, I renamed it Tourplan_v4.docx.", ["Tourplan_v4.docx"]),
+    ],
+)
+def test_a_document_name_takes_no_words_that_only_precede_it(text: str, files: list[str]) -> None:
+    assert _labels(_one(text), NodeType.FILE) == files
+
+
 def test_path_in_backticks_is_a_file() -> None:
     assert _labels(_one("See `config/settings/base.py` for it."), NodeType.FILE) == [
         "config/settings/base.py"

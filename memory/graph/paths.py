@@ -198,7 +198,7 @@ _QUOTED_NAME_END = re.compile(r"\.\w{1,10}[\"'`”’]")
 # allergen matrix Dec.xlsx", "pasted it into AGM paper - resurfacing.docx". The name runs back
 # from its extension to the word that introduces it; without one, only its last word is sure.
 _DOCUMENT_EXTENSIONS = tuple(
-    f".{e}" for e in "docx doc xlsx xlsm xls pdf pptx ppt odt ods odp rtf pages numbers key".split()
+    f".{e}" for e in "docx doc xlsx xlsm xls pdf pptx ppt odt ods odp rtf".split()
 )
 _DOCUMENT_END = re.compile(
     r"[\w()&+-]\.(?:" + "|".join(e[1:] for e in _DOCUMENT_EXTENSIONS) + r")\b"

@@ -84,13 +84,14 @@ _RATE = re.compile(
 _SEQUENCING = re.compile(
     r"^(?:start|starting|begin|beginning|first)\s+(?:with|in|on|by|from)\b", re.IGNORECASE
 )
+_POINTS_BACK = re.compile(r"(?:that|this|it)\b", re.IGNORECASE)
 # "That was it" after a suggestion: the problem it addressed is solved.
 _CONFIRMED_FIX = re.compile(
     r"^(?:that|this|it)(?:'s| was| is)? (?:was it|it|fixed it|did it|did the trick|worked|solved it|"
     r"sorted it|the fix|the problem|the issue)\b|"
     # The suggestion named: "interpolate did it", "the longer timeout did the trick".
     r"^(?!(?:i|we|you|they|he|she|nobody|someone|somebody|who|what)\b)(?:the )?[\w.+/-]++"
-    r"(?: [\w.+/-]++)? (?:did it|did the trick|fixed it|sorted it|was the fix)\b",
+    r"(?: [\w.+/-]++){0,3} (?:did it|did the trick|fixed it|sorted it|was the fix)\b",
     re.IGNORECASE,
 )
 # Results an investigation established.
@@ -244,8 +245,11 @@ def classify(clause: str, sentence: str, role: str, emit: Emitter) -> str:
     fronted = _fronted_alternative(clause, low, sentence, role, emit)
     if fronted is not None:
         return fronted
-    if role == "user" and _CONFIRMED_FIX.match(labels.strip_filler(clause)):
+    confirmed = _CONFIRMED_FIX.match(labels.strip_filler(clause)) if role == "user" else None
+    if confirmed:
         emit.resolve_latest(sentence, cue="confirmed_fix")
+        if not _POINTS_BACK.match(confirmed.group(0)):  # "IFERROR sorted it": the fix is work done
+            emit.task(confirmed.group(0), Status.COMPLETED, sentence, cue="confirmed_fix")
         return "completed"
     if emit.after_decision and low.startswith(_REASON_OPENINGS):
         return ""  # "going with X, since Y is not there yet": Y is why, not work left to do

@@ -1461,6 +1461,29 @@ def test_a_named_suggestion_that_did_the_trick_resolves_the_problem() -> None:
     assert errors and all(n.status == Status.COMPLETED for n in errors), errors
 
 
+@pytest.mark.parametrize(
+    ("reply", "done"),
+    [
+        ("The thicker setting did the trick.", "The thicker setting did the trick"),
+        (
+            "Restarting the printer spooler fixed it, thanks.",
+            "Restarting the printer spooler fixed it",
+        ),
+        ("That did the trick.", None),  # points back: the suggestion is the assistant's, not work
+    ],
+)
+def test_a_named_fix_that_worked_is_work_done(reply: str, done: str | None) -> None:
+    turns = [
+        Turn(0, "user", "Let's sort out the shop floor."),
+        Turn(1, "assistant", "Sure."),
+        Turn(2, "user", "The label printer crashes on every third sheet."),
+        Turn(3, "assistant", "Try the thicker paper setting, or restart the spooler."),
+        Turn(4, "user", reply),
+    ]
+    tasks = [c.label for c in extract(turns) if c.type == NodeType.TASK]
+    assert tasks == ([done] if done else []), tasks
+
+
 # ----- work done, told in passing: "like you said", "I did fix X", "did X, Y", "X from Y sent" --
 
 

@@ -1396,7 +1396,8 @@ ERROR = _lexicon(
     r"shows? #\w",
     r"dies\b",
     r"shows? (?:the |a )?wrong\b",
-    r"(?:twice|two times)\b(?! as\b)",
+    # Something happening twice that should happen once; not "twice a week", "beat them twice".
+    r"(?:twice|two times)\b(?! (?:as|a|an|per|this|that|every|each|daily|weekly|without|in a row)\b)",
     r"4\d\ds\b",
     r"5\d\ds\b",
     r"expired\b",

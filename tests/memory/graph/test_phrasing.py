@@ -468,6 +468,9 @@ def test_everyday_problem_wording_is_an_error(text: str) -> None:
         "We collapsed the two steps into one.",
         "All three seeds went to 5M without collapsing.",
         "Add jitter to the retry backoff.",
+        "Their van delivers twice a week.",  # a schedule
+        "Red Lion beat them twice this season.",
+        "The mower went up and down the square twice without stalling.",
     ],
 )
 def test_problem_wording_near_misses_are_not_errors(text: str) -> None:

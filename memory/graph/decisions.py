@@ -134,6 +134,20 @@ _PICKED = tuple(
             r"[\w./+#-]+(?:\s+[\w./+#-]+){0,3},\s+not\s+[\w./+#-]+(?:\s+[\w./+#-]+){0,2}\s*[.!]?$",
             ("not",),
         ),
+        # An option dropped, told in the passive: "Sub-07 is excluded", "the gallery is shelved".
+        (
+            r"(?!(?:it|this|that|they|nothing|everything)\b)[\w./+#-]+(?:\s+[\w./+#-]+){0,2}\s+"
+            r"(?:is|are)\s+(?:now\s+)?(?:excluded|dropped|scrapped|shelved|binned)\b",
+            ("excluded", "dropped", "scrapped", "shelved", "binned"),
+        ),
+        # What is kept as it is: "so the bars stay", "hake stays on the menu".
+        (
+            r"(?!(?:the\s+)?(?:it|this|that|they|he|she|nothing|everything|problem|issue|error|bug)"
+            r"\b)[\w'./+#-]+(?:\s+[\w'./+#-]+){0,2}(?<!\bmust)(?<!\bshould)(?<!\bto)(?<!\bwill)"
+            r"\s+(?:stays?|remains?)"
+            r"(?:\s+(?:on|in|as|at|where|put|pinned|for|with)\b[^,;]*)?\s*[.!]?$",
+            ("stay", "remain"),
+        ),
     )
 )
 # "we only give marketing the rank, not the score": searched only where ", not " is.
@@ -195,6 +209,7 @@ _JUDGEMENT_TAIL = Twin(
 )
 _OPTION_END = re.compile(r"\s*[,;]\s+|\s+(?:—|–|--?)\s+|\s+(?:because|since|so|as|which)\s+")
 _SO = re.compile(r",?\s+so\s+(?!that\b|far\b|much\b|many\b|long\b)", re.IGNORECASE)
+_POINTER_FIRST = re.compile(r"(?:it|them|this|that|these|those|one)\b", re.IGNORECASE)
 _REPLACING = re.compile(r"\s*,?\s*replacing\b", re.IGNORECASE)
 _REASON_ONLY = re.compile(r"^(?:because|since|given that|so that|due to)\b", re.IGNORECASE)
 # The option dropped, named before the one taking its place: "scrapped Jenkins, going with X".
@@ -380,6 +395,8 @@ def decision(text: str, quote: str, emit: Emitter, cue: str, conf: float) -> Non
         )
         replaces = labels.clean(old)
     r = None if lead else phrases.REPLACES.search(text)
+    if r and _POINTER_FIRST.match(next(g for g in r.groups() if g)):
+        r = None  # "we're replacing it (with X)": the old option is the one talked about
     if r:
         group = next(i for i, g in enumerate(r.groups(), 1) if g)
         # "instead of ECS Fargate, the team knows Kubernetes": the option ends where a clause

@@ -2328,6 +2328,10 @@ def test_the_same_words_stating_no_failure_are_no_error(text: str) -> None:
         ("Chef and I agreed the mains: braised beef shin.", "braised beef shin"),
         ("Lockers are settled: first come first served.", "first come first served"),
         ("One more change: brunch is only on Sundays.", "brunch is only on Sundays"),
+        ("Sub-07 is excluded.", "Sub-07 is excluded"),
+        ("It would change the difficulty, so the bars stay.", "bars stay"),
+        ("Hake stays on the menu.", "Hake stays on the menu"),
+        ("The car's worth £600, so we're replacing it with a Yaris.", "replacing it with a Yaris"),
     ],
 )
 def test_a_choice_in_a_few_words_is_a_decision(text: str, label: str) -> None:
@@ -2352,6 +2356,9 @@ def test_a_choice_in_a_few_words_is_a_decision(text: str, label: str) -> None:
         "Both sides have a point, and I'm not picking one.",
         "New problem: the upload hangs at 99%.",
         "Nothing is settled: we talk again on Friday.",
+        "The records must stay for legal reasons.",  # a requirement, not a choice
+        "It stays on the shelf until Friday.",
+        "Nothing is excluded yet.",
     ],
 )
 def test_a_few_words_that_choose_nothing_are_no_decision(text: str) -> None:

@@ -200,6 +200,7 @@ _QUOTED_NAME_END = re.compile(r"\.\w{1,10}[\"'`”’]")
 _DOCUMENT_EXTENSIONS = tuple(
     f".{e}" for e in "docx doc xlsx xlsm xls pdf pptx ppt odt ods odp rtf".split()
 )
+_DOCUMENT_HINTS = (".pdf", ".doc", ".xls", ".ppt", ".od", ".rtf")  # one of them opens each
 _DOCUMENT_END = re.compile(
     r"[\w()&+-]\.(?:" + "|".join(e[1:] for e in _DOCUMENT_EXTENSIONS) + r")\b"
 )
@@ -249,7 +250,7 @@ def _spaced_names(text: str) -> list[tuple[int, int, str]]:
         for m in _SPACED_PATH.finditer(text):
             if " " in m.group(0):
                 out.append((m.start(), m.end(), clean_path(m.group(0))))
-    if holds_any(text, _DOCUMENT_EXTENSIONS):
+    if holds_any(text, _DOCUMENT_HINTS):
         out.extend(_document_names(text))
     quoted = " " in text and _QUOTED_NAME_END.search(text)
     for m in _QUOTED_NAME.finditer(text) if quoted else ():

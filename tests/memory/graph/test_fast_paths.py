@@ -712,3 +712,8 @@ def test_reordered_problem_and_label_tests_answer_as_the_plain_forms(text):
 def test_corpus_problem_and_label_tests_answer_as_the_plain_forms():
     for text in corpus_texts():
         assert_reordered_tests_agree(text)
+
+
+def test_every_document_extension_opens_with_a_hint_scanned_for():
+    for extension in paths._DOCUMENT_EXTENSIONS:
+        assert extension.startswith(paths._DOCUMENT_HINTS), extension

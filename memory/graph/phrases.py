@@ -1691,9 +1691,10 @@ GOAL = re.compile(
     re.IGNORECASE,
 )
 
-# Technologies named in a goal with "with X and Y" are stack choices.
+# Technologies named in a goal with "with X and Y" are stack choices; "a tracker in Flutter 3.19",
+# "on the Team plan in October" say what is there already, or when.
 GOAL_STACK = re.compile(
-    r"\b(?:with|using|on|in)\s+((?:[A-Z][\w.+#-]*)(?:(?:,\s*|\s+and\s+)[A-Z][\w.+#-]*)*)"
+    r"\b(?:with|using)\s+((?:[A-Z][\w.+#-]*)(?:(?:,\s*|\s+and\s+)[A-Z][\w.+#-]*)*)"
 )
 
 # Environment facts: runtimes with versions, operating systems, hardware.

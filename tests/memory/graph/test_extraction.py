@@ -555,6 +555,17 @@ def test_opening_statement_is_the_goal_and_names_the_stack() -> None:
     assert _labels(cands, NodeType.DECISION) == ["JWT", "PostgreSQL"]
 
 
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "I'm building a habit tracker in Flutter 3.19, iOS and Android.",  # what the project is in
+        "We're moving to usage-based pricing on the Team plan in October.",  # when
+    ],
+)
+def test_an_opening_that_says_what_is_there_chooses_no_stack(opening: str) -> None:
+    assert _labels(extract(_turns(("user", opening))), NodeType.DECISION) == []
+
+
 # ----- robustness ------------------------------------------------------------------------------
 
 

@@ -515,15 +515,26 @@ _SOMEDAY = re.compile(r"\b(?:i|we) should (?:\w+ )?\w+\b.*\b(?:at some point|eve
 
 def hedged(clause: str, role: str) -> bool:
     """Suggestions and hypotheticals; a user's stated preference ("I'd rather X") still counts."""
-    if role != "user":
-        return bool(phrases.HEDGE.search(clause.lower()))
     low = clause.lower()
+    if role != "user":
+        if not _REPORTED_WORK.match(low):
+            return bool(phrases.HEDGE.search(low))
+        # "I added a guard that aborts if the count changes": a condition the work describes.
+        return any(not low.startswith(_CONDITIONS, m.start()) for m in phrases.HEDGE.finditer(low))
     m = phrases.USER_HEDGE.search(low)
     if m is None or phrases.USER_PREFERENCE.search(clause):
         return False
     if _SOMEDAY.search(low):
         return False  # "I should probably update X at some point": work for later all the same
     return not (_LATER_HEDGE.match(low, m.start()) and _in_clause_after(low, m.start()))
+
+
+# An agent reporting its own finished work: "I've added X", "I also rewrote Y", "Added Z".
+_REPORTED_WORK = re.compile(
+    r"^(?:i(?:'ve|\s+have)?\s+)?(?:also\s+|now\s+|just\s+)?(?:added|fixed|changed|updated|removed|"
+    r"wrote|rewrote|renamed|moved|replaced|switched|created|deleted|bumped|pinned|wrapped)\s"
+)
+_CONDITIONS = ("if ", "unless ", "either ")
 
 
 def _in_clause_after(low: str, hedge: int) -> bool:

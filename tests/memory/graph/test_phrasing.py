@@ -1112,6 +1112,8 @@ def test_the_teams_practice_later_in_the_session_is_still_a_decision() -> None:
         ),
         ("I've drafted a rollout checklist below: staging first, then 10%.", "drafted a rollout"),
         ("I've annotated the public headers with the export macro.", "annotated the public"),
+        ("I've added a null check on that line either way.", "added a null check"),
+        ("I added a guard that aborts if the item count changes.", "added a guard that aborts"),
     ],
 )
 def test_an_assistant_reporting_in_the_perfect_did_the_work(text: str, done: str) -> None:
@@ -1124,6 +1126,8 @@ def test_an_assistant_reporting_in_the_perfect_did_the_work(text: str, done: str
     [
         "I've noticed you pin an old driver. You could upgrade it.",
         "I've assumed the table is append-only; you might want to confirm that.",
+        "If the count changes, I added nothing yet.",
+        "Either way, add a guard that aborts.",  # advice
     ],
 )
 def test_an_assistant_noticing_or_assuming_reports_no_work(text: str) -> None:

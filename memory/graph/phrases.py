@@ -667,6 +667,10 @@ DECISION = _lexicon(
     r"\bleav(?:e|ing) \S+(?: \S+){0,4} (?:as|out of|at|alone)\b",
     r"\b(?:i'm|i am) (?:going with|going to use|switching|moving|sticking|using|dropping|keeping)\b",
     r"\b(?:we'll|i'll|let's|we) go for\b",
+    # "went for TeamUp", "we've gone for the oak": the pick; not an outing or a stretch of time.
+    r"\b(?<!is )(?<!'s )(?:went|gone) for (?!(?:this|that|the|next|a) (?:week|day|quarter|year|"
+    r"month|season|weekend|night|summer|winter)\b)(?!(?:a |an |the )?(?:walk|run|drink|coffee|lunch|dinner|ride|swim|beer|"
+    r"break|pint|meal|check-?up|interview|it|months|weeks|years|ages|days|hours|while|bit|long)\b)",
     r"\bstandardi[sz](?:e|ed|ing) on\b",
     r"(?:^|\bthe )plan(?: as of (?:right )?now| for now| for (?:this|next) \w+)? is\b",
     r"\blanded on\b",

@@ -137,14 +137,31 @@ _PAST = (
     "escalated|paged|cancelled|deleted|uploaded|tested|shipped|installed"
 )
 
+
 # Any other past-tense verb with its object opens a coordinated report too ("..., bumped the
-# provider to 4.9.1 and flipped the sensors"); not a participle of state ("based on the").
-_DID_OBJECT = (
-    r"(?!(?:based|used|supposed|interested|confused|tired|concerned|worried|excited|annoyed|"
-    r"surprised|scared|related|attached|limited|allowed|required|named|called|needed|wanted|"
-    r"planned|expected|assumed|compared|seemed|indeed|speed|proceed|succeed|exceed)\b)"
-    r"(?:[a-z]{3,}ed|sent|made|wrote|built|put|took|cut|gave|got|ran|reran)\s+(?:the|a|an|my|our|"
-    r"all|both|it|them|this|that|those|these|one|two|three|\d+)\b"
+# provider to 4.9.1 and flipped the sensors", "signed up for the trial"); not a participle of state
+# ("based on the").
+def _did_object(verbs: str) -> str:
+    return (
+        r"(?!(?:based|used|supposed|interested|confused|tired|concerned|worried|excited|annoyed|"
+        r"surprised|scared|related|attached|limited|allowed|required|named|called|needed|wanted|"
+        r"planned|expected|assumed|compared|seemed|indeed|speed|proceed|succeed|exceed)\b)"
+        r"(?:" + verbs + r")(?:\s+(?:up|out|off|back|down|over)(?:\s+(?:for|on|to|with|at))?)?"
+        r"\s+(?:the|a|an|my|our|all|both|it|them|this|that|those|these|one|two|three|\d+)\b"
+    )
+
+
+_DID_VERBS = r"[a-z]{3,}ed|sent|made|wrote|built|put|took|cut|gave|got|ran|reran"
+_DID_OBJECT = _did_object(_DID_VERBS)
+# After a comma an irregular past opens one as well ("Exzolt it is, rang the vet"), and so does a
+# pick ("added the UniqueID, went with X"); after "and" it may be someone else's act ("a man came
+# in and bought a record").
+_DID_AFTER_COMMA = (
+    _did_object(
+        _DID_VERBS + r"|rang|told|bought|paid|sold|brought|found|kept|met|drew|redrew|"
+        r"threw|fed|chose|spent|lent"
+    )
+    + r"|went (?:with|for)\b(?! (?:it|that|this|them)\b)"
 )
 
 # Clause boundaries: semicolons, dashes, and a comma or "and" that opens a new subject or a
@@ -158,7 +175,7 @@ _DID_OBJECT = (
 _CLAUSE_BREAK = re.compile(
     r"[;\s,:](?:\s(?:(?<=;\s)\s*"
     r"|(?<=,\s)\s*(?:(?=(?:" + _PAST + r")\s)"
-    r"|(?=" + _DID_OBJECT + r")"
+    r"|(?=" + _DID_AFTER_COMMA + r")"
     r"|(?=(?:so|but|then|and|which|although|though|while|whereas|plus|yet|because|since"
     r"|turns out|it turns out"
     r"|I|I'm|I've|I'll|I'd|we|we're|we've|we'll|it|it's|they|that's|this|there's|he|she"

@@ -2693,3 +2693,57 @@ def test_an_assistant_reporting_the_failing_test_passing_again_resolves_the_erro
     ]
     errors = {n.label: n.status for n in build_graph(turns).of_type(NodeType.ERROR)}
     assert errors == {"The nightly export test fails on the empty file": Status.COMPLETED}
+
+
+# ----- "went for X" picks X; an errand after a comma is a step of its own ----------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("I went for the cheaper flour from the wholesaler.", "cheaper flour"),
+        ("We've gone for the oak worktop in the end.", "oak worktop"),
+        ("Went for TeamUp, the booking page is nicer.", "TeamUp"),
+    ],
+)
+def test_went_for_an_option_is_a_decision(text: str, choice: str) -> None:
+    assert any(choice in d for d in _labels(text, NodeType.DECISION))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We went for a walk after the meeting.",
+        "The budget is gone for this quarter.",
+        "It went for months without anyone noticing.",
+    ],
+)
+def test_going_for_a_walk_or_a_stretch_of_time_picks_nothing(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "decision", "done"),
+    [
+        (
+            "Exzolt it is, rang the vet and I'm picking it up Thursday.",
+            "Exzolt it is",
+            "rang the vet",
+        ),
+        ("Hake stays, paid the deposit this morning.", "Hake", "paid the deposit"),
+        ("Went for TeamUp, signed up for the trial.", "TeamUp", "signed up for the trial"),
+        ("Added the UniqueID, went with mossbyte.ShedSorter.", "mossbyte.ShedSorter", "UniqueID"),
+    ],
+)
+def test_a_step_after_a_comma_is_kept_apart_from_the_choice(
+    text: str, decision: str, done: str
+) -> None:
+    decisions = _labels(text, NodeType.DECISION)
+    tasks = [c.label for c in _one(text) if c.type == NodeType.TASK]
+    assert any(decision in d and done not in d for d in decisions)
+    assert any(done in t for t in tasks)
+
+
+def test_another_persons_purchase_after_and_is_no_work_of_ours() -> None:
+    text = "A man came in and bought a Pink Floyd record from the £3 box."
+    assert [c.label for c in _one(text) if c.type == NodeType.TASK] == []

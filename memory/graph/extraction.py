@@ -39,7 +39,7 @@ _LATER_REQUEST = re.compile(
     re.IGNORECASE,
 )
 # A short question tagged onto a statement: "..., any idea?", "..., right?".
-_TAG_QUESTION = re.compile(r",\s*(?:\S+\s+){0,3}\S+\?\s*$")
+_TAG_QUESTION = re.compile(r",\s*(?:\S+\s+){0,4}\S+\?\s*$")
 _DIGIT = Twin(re.compile(r"\d"))
 _DIGIT_BYTES = bytes(range(ord("0"), ord("9") + 1))
 _INLINE_CODE = re.compile(r"`([^`\n]{4,200})`")

@@ -2747,3 +2747,21 @@ def test_a_step_after_a_comma_is_kept_apart_from_the_choice(
 def test_another_persons_purchase_after_and_is_no_work_of_ours() -> None:
     text = "A man came in and bought a Pink Floyd record from the £3 box."
     assert [c.label for c in _one(text) if c.type == NodeType.TASK] == []
+
+
+# ----- a short question tagged onto a statement leaves the statement stated -------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "done"),
+    [
+        ("Ordered 11m for the lot, which I think is enough?", "Ordered 11m for the lot"),
+        ("Renewed the certificate this morning, right?", "Renewed the certificate"),
+    ],
+)
+def test_a_statement_with_a_tag_question_is_still_stated(text: str, done: str) -> None:
+    assert any(done in c.label for c in _one(text) if c.type == NodeType.TASK)
+
+
+def test_a_whole_question_states_nothing() -> None:
+    assert _one("Should I order 11m for the lot or would 10m be enough for both chairs?") == []

@@ -404,6 +404,11 @@ LEADING_SUBJECT = (
 # Choosing verbs and idioms of commitment, in the tenses people narrate them with. Past-tense
 # "switched the route to X" reports work done; "switched to X", with no object, names the choice
 # made ("Switched to LSODA, RK45 was crawling").
+# What one goes for that is no option: "going for lunch", "went for a walk".
+_OUTING = (
+    r"(?:walk|run|drink|coffee|lunch|dinner|ride|swim|beer|break|pint|meal|check-?up|interview)"
+)
+
 DECISION = _lexicon(
     r"\bgo(?:ing|es)? with\b",
     r"\b(?:went|(?:'ve|have|has|had) gone) with\b",
@@ -542,8 +547,7 @@ DECISION = _lexicon(
     # An option named as the pick: "the second contractor is the one"; not "the one who".
     r"\b(?:is|are) the (?:one|ones)\b(?! (?:who|that|which|to|i|we|you|they)\b)",
     # "going for the 14-inch model": the pick, not an errand ("going for lunch").
-    r"^(?:(?:we're|i'm|so|ok|okay) )?going for (?:the|a|an) (?!walk\b|run\b|drink\b|coffee\b|"
-    r"lunch\b|dinner\b|ride\b|swim\b|beer\b|break\b)[\w-]+",
+    r"^(?:(?:we're|i'm|so|ok|okay) )?going for (?:the|a|an) (?!" + _OUTING + r"\b)[\w-]+",
     # The pick set against what it replaces: "we'll do it at the vineyard, not the hotel".
     r"\b(?:we'll|we will|let's|it's|it'll be|going to be|we're doing|we're going)\b[^,;]{2,60}, "
     r"not (?:the |a |an )?[\w-]+(?: [\w-]+)?\s*[.!]?$",
@@ -669,8 +673,8 @@ DECISION = _lexicon(
     r"\b(?:we'll|i'll|let's|we) go for\b",
     # "went for TeamUp", "we've gone for the oak": the pick; not an outing or a stretch of time.
     r"\b(?<!is )(?<!'s )(?:went|gone) for (?!(?:this|that|the|next|a) (?:week|day|quarter|year|"
-    r"month|season|weekend|night|summer|winter)\b)(?!(?:a |an |the )?(?:walk|run|drink|coffee|lunch|dinner|ride|swim|beer|"
-    r"break|pint|meal|check-?up|interview|it|months|weeks|years|ages|days|hours|while|bit|long)\b)",
+    r"month|season|weekend|night|summer|winter)\b)(?!(?:a |an |the )?(?:" + _OUTING + r"|it|"
+    r"months|weeks|years|ages|days|hours|while|bit|long)\b)",
     r"\bstandardi[sz](?:e|ed|ing) on\b",
     r"(?:^|\bthe )plan(?: as of (?:right )?now| for now| for (?:this|next) \w+)? is\b",
     r"\blanded on\b",

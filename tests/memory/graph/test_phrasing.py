@@ -2739,14 +2739,13 @@ def test_a_step_after_a_comma_is_kept_apart_from_the_choice(
     text: str, decision: str, done: str
 ) -> None:
     decisions = _labels(text, NodeType.DECISION)
-    tasks = [c.label for c in _one(text) if c.type == NodeType.TASK]
     assert any(decision in d and done not in d for d in decisions)
-    assert any(done in t for t in tasks)
+    assert any(done in t for t in _labels(text, NodeType.TASK))
 
 
 def test_another_persons_purchase_after_and_is_no_work_of_ours() -> None:
     text = "A man came in and bought a Pink Floyd record from the £3 box."
-    assert [c.label for c in _one(text) if c.type == NodeType.TASK] == []
+    assert _labels(text, NodeType.TASK) == []
 
 
 # ----- a short question tagged onto a statement leaves the statement stated -------------------
@@ -2760,7 +2759,7 @@ def test_another_persons_purchase_after_and_is_no_work_of_ours() -> None:
     ],
 )
 def test_a_statement_with_a_tag_question_is_still_stated(text: str, done: str) -> None:
-    assert any(done in c.label for c in _one(text) if c.type == NodeType.TASK)
+    assert any(done in t for t in _labels(text, NodeType.TASK))
 
 
 def test_a_whole_question_states_nothing() -> None:

@@ -110,7 +110,9 @@ _DIAGNOSTIC = re.compile(
 _DIAGNOSTIC_HINT = re.compile(r"\.\w{1,5}:\d+:\d+:")
 # Lines that are no message of their own: stack frames, source excerpts, "key: value" context.
 _NOT_MESSAGE = re.compile(
-    r"^(?:at\s|File\s|\(|\.\.\.|-->|\||\d+\s*\||[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?\s*:\s)"
+    r"^(?:at\s|File\s|\(|\.\.\.|-->|\||\d+\s*\||"
+    # Not a tagged message: "Binder Error: No function matches the given name".
+    r"(?![A-Z]\w* (?:Error|Exception)\s*:)[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?\s*:\s)"
 )
 
 
@@ -263,6 +265,8 @@ def _line_score(line: str) -> int:
         return 0 if _NPM_CODE.match(text) else 3
     if _POD_STATUS.match(text):
         return 3
+    if _EXIT_CODE.search(text) and not _WHY_FAILED.search(text):
+        return 2  # "Error: Process completed with exit code 1": that it failed, not why
     head = _LOG_PREFIX.sub("", text)
     if _EXCEPTION_HEAD.match(head) or _ERROR_HEAD.match(head):
         return 4

@@ -1016,7 +1016,9 @@ DEFERRAL = _lexicon(
     r"\b(?:by|before) (?:the )?end of (?:the )?(?:day|week|month|sprint|quarter)\b",
     r"\bstill needs?\b",
     r"\bstill have to\b",
-    r"\b(?:postpone[sd]?|postponing|deferr?(?:ed|ing)?|parked|on hold|de-?prioriti[sz]ed|punt(?:ed|ing)?)\b",
+    r"\b(?:postpone[sd]?|postponing|deferr?(?:ed|ing)?|parked|de-?prioriti[sz]ed|punt(?:ed|ing)?)\b",
+    # Not a caller's wait: "calls drop after about 30 seconds on hold".
+    r"\bon hold\b(?<!seconds on hold)(?<!minutes on hold)(?<!while on hold)(?<!while you're on hold)",
     r"\bstill has to\b",
     r"\bstill (?:haven't|hasn't|have not|has not)\b",
     r"\b(?:is|are) due (?:on|by|in|next|this|before)\b",
@@ -1236,7 +1238,7 @@ ERROR = _lexicon(
     r"wiped\b",
     r"(?:looks?|seems?|renders?|displays?|comes? out|came out) (?:\w+ )?(?:wrong|off|broken|"
     r"garbled|"
-    r"blank|empty|sideways|cut off)\b",
+    r"blank|empty|sideways|cut off|un[a-z]{3,}ed)\b",
     r"overlap(?:s|ping)?\b",
     r"(?:vanish|disappear)(?:s|ed|ing)?\b",
     r"getting (?:a |an )?[45]\d\d\b",
@@ -1246,7 +1248,7 @@ ERROR = _lexicon(
     # Symptoms: "thumbnails show up blank", "the page spins forever", "it never finishes".
     r"(?:shows?|showed|showing|turns?|turned) up (?:as )?(?:\w+ )?(?:blank|empty|broken|garbled|"
     r"wrong|twice|duplicated|missing|cut off)\b",
-    r"(?:spins?|spinning|spun|hangs?|loads?|loading|churns?|sits?) (?:there )?forever\b",
+    r"(?:spins?|spinning|spun|hangs?|loads?|loading|churns?|sits?|spinner) (?:there )?forever\b",
     r"never (?:finishes|finished|loads|loaded|completes|completed|returns|returned|arrives|arrived|"
     r"shows up|showed up|gets through|responds)\b",
     r"\b(?:ci|build|builds|pipeline|tests|checks|main) (?:is|are|has been|have been|went|turned|"
@@ -1285,7 +1287,8 @@ ERROR = _lexicon(
     r"matter|hurt|help much|change)(?:\w+ )?(?:escape|handle|load|save|update|render|return|show|"
     r"respect|close|release|retry|validate|match|support|connect|start|stop|compile|build|parse|"
     r"detect|find|open|sync|refresh|redirect|work|fire|trigger|persist|apply|wake|boot|turn on|"
-    r"power on|print|charge|log in|sign in|unlock|upload|install|import|add up|reconcile)\b",
+    r"power on|print|charge|log in|sign in|unlock|upload|install|import|add up|reconcile|seal|"
+    r"drain|flush|lock|latch|heat up|warm up|cool down)\b",
     # Figures that disagree: "row counts don't match", "the totals do not add up".
     r"(?:don't|do not) (?:\w+ )?(?:match|add up|line up|reconcile|balance|tie out)\b",
     r"(?:over|under)fit\w*",
@@ -1314,7 +1317,7 @@ ERROR = _lexicon(
     r"(?:restarts|reboots) every\b",
     r"(?:drops?|dropped|jumps?|jumped|falls?|fell|resets?|goes|went) (?:back )?to (?:0|zero)\b",
     r"oom[- ]?kill\w*",
-    r"cuts? off (?:the|part|half|some|everything|anything)\b",
+    r"cuts? off (?:the|part|half|halfway|midway|some|everything|anything)\b",
     r"\b\d+ (?:(?:test )?failures|failing (?:tests|specs|checks)|failed (?:tests|specs|checks|jobs))\b",
     r"(?:comes?|came|coming) (?:through|back|in|out) (?:with |as )?(?:nulls?|empty|blank|zeros?|"
     r"nan)\b",
@@ -1324,19 +1327,19 @@ ERROR = _lexicon(
     r"into|with|from|for|under) (?:the |a )?wrong\b",
     r"stopped (?:responding|syncing|sending|loading|updating|firing|running|saving|printing|"
     r"charging|connecting|receiving|showing|logging|importing|exporting|uploading|processing|"
-    r"posting|renewing|tracking|recording|publishing|indexing)\b",
+    r"posting|renewing|tracking|recording|publishing|indexing|taking|accepting|counting|playing)\b",
     # Money or goods short: "the supplier shorted us", "overcharged every customer".
     r"(?:shorted|short-?changed|short-?shipped) (?:us|me|them|the)\b",
     r"(?:over|under|double)charg(?:es|ed|ing)\b",
     r"duplicat(?:es|ed|ing) (?:every|all|each|some|the|our) (?:\w+ )?(?:rows?|records?|entries|"
     r"events|orders|transactions|invoices|lines|payments|emails|messages)\b",
     r"(?:is|are|was|were|got|gets?|keeps? getting) (?:\w+ )?(?:rejected|declined|bounced)\b",
-    r"(?:came|comes?|coming) back (?:with|as|on) (?:the |a )?wrong\b",
+    r"(?:came|comes?|coming) (?:back|through) (?:with|as|on) (?:the |a )?wrong\b",
     r"inflat(?:es|ed|ing) (?:the |our |all )?(?:\w+ )?(?:totals?|numbers|counts|revenue|metrics|"
     r"figures|sums)\b",
     # Output that is no value: "reads the barcodes as gibberish", "renders the name as 'undefined'".
-    r"\b(?:reads?|renders?|shows?|displays?|prints?|appears?|comes? out|came out) (?:\S+ ){0,4}?as "
-    r"['\"]?(?:undefined|null|nan|gibberish|garbage|nonsense|question marks)\b",
+    r"\b(?:reads?|renders?|shows?|displays?|prints?|appears?|comes? out|came out) (?:\S+ ){0,4}?as (?:an? )?"
+    r"['\"]?(?:undefined|null|nan|gibberish|garbage|nonsense|question marks?|boxes|squares)\b",
     r"\b(?:nobody|no one|no-one) can (?:log in|sign in|access|open|reach|connect|pay|check out)\b",
     r"\bflagged (?:a|an|the|another) (?:\w+ )?(?:conflict|issue|problem|error|discrepancy|"
     r"mismatch|bug|inconsistency)\b",
@@ -1506,6 +1509,13 @@ ERROR = _lexicon(
     r"(?:we|i|they) lost (?:\S+ ){0,4}?(?:records|files|photos|emails|orders|entries|changes|work|"
     r"progress|history|weeks|days|hours|bookings|contacts|data)\b",
     r"(?:grinding|clicking|rattling|squealing|buzzing|whining|knocking) (?:noise|sound)s?\b",
+    r"(?:didn't|did not|failed to) pass\b(?! (?:it|that|this|them|the (?:cost|savings?|message)) on\b)",
+    # Heard, seen or found wrong: "the PA crackles", "the alert flaps at 3am", "the spine text is
+    # off-centre", "the edging boards are rotten", "the clamp was on backwards".
+    r"\b(?:crackles|crackling|hisses|squeals|rattles|flaps|flapping)\b",
+    r"\boff[- ]cent(?:re|er)\b|\bmisaligned\b|\bon backwards\b|\bupside down\b|\bthe wrong way round\b",
+    r"(?:is|are|was|were|'s|'re) (?:\w+ )?(?:rotten|rotted|rusted|mouldy|moldy|cracked|warped|"
+    r"seized|clogged|bent|snapped|chipped|scratched|dented|soaked|flooded)\b",
     r"(?:went|goes|go) out short\b",
     r"(?:didn't|did not|doesn't|does not) reach\b",
     r"(?:two|both|multiple|several) \w+ (?:getting|booking|receiving|claiming|taking|assigned) "

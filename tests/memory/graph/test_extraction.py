@@ -876,6 +876,16 @@ def test_report_then_fix_keeps_both_names_and_resolves_the_report() -> None:
             "Error response from daemon: Bind for 0.0.0.0:3000 failed: port is already allocated",
             "Error response from daemon: Bind for 0.0.0.0:3000 failed: port is already allocated",
         ),
+        (  # the exit code says that it failed; the line before says why
+            "/opt/runner/node20/bin/node: /lib/libc.so.6: version `GLIBC_2.28' not found\n"
+            "Error: Process completed with exit code 1.",
+            "/opt/runner/node20/bin/node: /lib/libc.so.6: version GLIBC_2.28' not found",
+        ),
+        (  # a tagged message under a line saying only that the model failed
+            "Error: Failed to evaluate model 'staging.stg_orders'\n"
+            "  Binder Error: No function matches the given name and argument types",
+            "Binder Error: No function matches the given name and argument types",
+        ),
     ],
 )
 def test_failures_in_tool_output_of_every_kind_are_errors(output: str, label: str) -> None:

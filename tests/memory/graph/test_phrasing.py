@@ -2491,6 +2491,19 @@ def test_an_option_the_assistant_offered_turned_down_is_no_decision() -> None:
         "We're 200 pounds short in the kitty.",
         "The card reader declined three payments in a row.",
         "The bank rejected the transfer.",
+        "The Blois hotel came through with the wrong dates.",
+        "The invoice comes out unstyled in production.",
+        "The out-of-hours message cuts off halfway through.",
+        "Every em dash came out as a question mark.",
+        "The loft hatch doesn't seal.",
+        "The form stopped taking sign-ups on Tuesday.",
+        "The PA speaker crackles near the amp.",
+        "DiskSpaceLow flaps every night at 3am.",
+        "The spine text is a millimetre off-centre.",
+        "The edging boards are rotten on one side.",
+        "The clamp was on backwards.",
+        "The app just shows a spinner forever.",
+        "Hannah came this morning and the boiler didn't pass.",
     ],
 )
 def test_a_symptom_in_plain_words_is_an_error(text: str) -> None:
@@ -2504,6 +2517,7 @@ def test_a_symptom_in_plain_words_is_an_error(text: str) -> None:
         "When payments fail we email the customer.",
         "The CI job did not run dbt deps, Tomasz added the step.",
         "The estimate shows 680 instead of 800.",
+        "We won't pass the cost on to customers.",
     ],
 )
 def test_a_symptom_word_in_a_rule_or_a_cause_is_no_error(text: str) -> None:
@@ -2764,3 +2778,8 @@ def test_a_statement_with_a_tag_question_is_still_stated(text: str, done: str) -
 
 def test_a_whole_question_states_nothing() -> None:
     assert _one("Should I order 11m for the lot or would 10m be enough for both chairs?") == []
+
+
+def test_a_caller_on_hold_is_no_work_put_on_hold() -> None:
+    assert _labels("Calls drop after about 30 seconds on hold.", NodeType.TASK) == []
+    assert _labels("The gallery is on hold until spring.", NodeType.TASK)

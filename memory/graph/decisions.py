@@ -137,8 +137,8 @@ _PICKED = tuple(
         # An option dropped, told in the passive: "Sub-07 is excluded", "the gallery is shelved".
         (
             r"(?!(?:it|this|that|they|nothing|everything)\b)[\w./+#-]+(?:\s+[\w./+#-]+){0,2}\s+"
-            r"(?:is|are)\s+(?:now\s+)?(?:excluded|dropped|scrapped|shelved|binned)\b",
-            ("excluded", "dropped", "scrapped", "shelved", "binned"),
+            r"(?:is|are)\s+(?:now\s+)?(?:excluded|dropped|scrapped|shelved|binned|left\s+out)\b",
+            ("excluded", "dropped", "scrapped", "shelved", "binned", "left out"),
         ),
         # What is kept as it is: "so the bars stay", "hake stays on the menu".
         (

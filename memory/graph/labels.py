@@ -45,6 +45,7 @@ _TAG_WORDS = (
     "after all", "for sure", "i guess", "i think", "right away", "either", "as agreed",
     "as discussed", "as planned", "from now on", "going forward", "moving forward", "for good",
 )  # fmt: skip
+_IDIOM_THEN = (" it is then", " it's then", " it is, then", " it's, then")
 _TRAILING_WORD = Folded(r"\s\s*(?:" + "|".join(_TAG_WORDS) + ")$")
 
 
@@ -56,6 +57,8 @@ def _strip_trailing(text: str) -> str:
         tag = _TRAILING_WORD.search(text)
         if tag is None or " " not in text[: tag.start()].strip():
             return text  # "Newtonsoft then": with one word left, the tag is part of the idiom
+        if text.lower().endswith(_IDIOM_THEN):
+            return text  # "Candes it is then": the choice's own idiom
         text = text[: tag.start()]
 
 

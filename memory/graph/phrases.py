@@ -492,7 +492,18 @@ DECISION = _lexicon(
     r"(?:next |the )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
     r"march|april|may|june|july|august|september|october|november|december|\d)",
     # Enough, so chosen: "Kafka would be overkill, a plain queue table will do".
-    r"\b(?:will|'ll|would) do(?: (?:fine|for now|the job|for us))?[.!]*$",
+    r"\b(?:will|'ll|would) do(?: (?:fine|for now|the job|for us|us|them))?[.!]*$",
+    # An option replaced, or kept as it is: "webpacker gets replaced by importmap", "the flour
+    # isn't changing".
+    r"\b(?:gets?|got|is getting|will be|is being) replaced (?:by|with)\b",
+    r"\b(?:isn't|is not|aren't|are not|won't be) changing\b(?! (?:before|until|yet|today|this|"
+    r"tonight|again|anymore|any more)\b)",
+    # What we kept of two: "removed the template one and kept the solaredge sensor".
+    r"(?:^|\b(?:i|we|and|but|so|just)\s)kept (?:the|our|my|both|all|only)\b",
+    # A rule laid down as a ban: "No off-lead walks at all for the first six months".
+    r"^no (?!(?:errors?|issues?|problems?|luck|idea|response|reply|answer|change|news|word|sign|"
+    r"one|rush|worries|way|need|point|time|bugs?|crashes|complaints)\b)[\w-]+(?: [\w-]+){0,2} "
+    r"(?:at all|for now|for the first|until|unless|before|from now on|this (?:year|season|time))\b",
     # The old option dropped, the new one after it: "scratch EC2, the workers go on Fargate".
     r"^(?:so |ok )?(?:scratch|scrap|ditch|forget) (?!that\b|this\b|it\b|about\b)[^,;]{2,40}[,;] \w",
     # Something moved out of one place into another: "moved the keys out of .env into Vault".

@@ -647,6 +647,8 @@ def plain_strip_trailing(text: str) -> str:
         tag = labels._TRAILING_WORD.search(text)
         if tag is None or " " not in text[: tag.start()].strip():
             return text
+        if re.search(r"\bit(?:'s| is),? then$", text, re.IGNORECASE):
+            return text
         text = text[: tag.start()]
 
 

@@ -2783,3 +2783,36 @@ def test_a_whole_question_states_nothing() -> None:
 def test_a_caller_on_hold_is_no_work_put_on_hold() -> None:
     assert _labels("Calls drop after about 30 seconds on hold.", NodeType.TASK) == []
     assert _labels("The gallery is on hold until spring.", NodeType.TASK)
+
+
+# ----- choices told as a replacement, a keep, a ban or a sufficiency ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("webpacker gets replaced by importmap, we barely have any JS", "webpacker gets replaced"),
+        ("The flour isn't changing, people come here for the stoneground.", "flour isn't changing"),
+        ("Removed the template one and kept the solaredge sensor.", "kept the solaredge sensor"),
+        ("No off-lead walks at all for the first six months.", "No off-lead walks"),
+        ("Counted the handsets, so four handsets will do us.", "four handsets will do us"),
+        ("The plums are left out, they get pruned in July.", "plums are left out"),
+        ("Candes it is then, there's a chambre d'hôte there.", "Candes it is then"),
+    ],
+)
+def test_a_choice_told_as_a_replacement_a_keep_a_ban_or_enough_is_a_decision(
+    text: str, choice: str
+) -> None:
+    assert any(choice in d for d in _labels(text, NodeType.DECISION)), _one(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "No errors at all for the first six months.",
+        "The price isn't changing until April.",
+        "I kept getting a 502 from the proxy.",
+    ],
+)
+def test_a_clean_run_a_date_or_a_symptom_is_no_such_choice(text: str) -> None:
+    assert _labels(text, NodeType.DECISION) == []

@@ -855,6 +855,7 @@ DONE_VERBS = frozenset(
     interviewed scheduled rescheduled drafted proofread labelled labeled packed posted returned
     refunded approved renewed organized organised tidied contacted replied answered mailed bought
     purchased repaired painted assembled filed finalized finalised transferred restocked refilled
+    picked
     """.split()
 )
 
@@ -957,7 +958,7 @@ DONE_PASSIVE = _lexicon(
     r"displayed|rendered|formatted|labelled|labeled|tagged|marked|flagged|set|unexpected|"
     r"undefined|unsigned|unpaid|unfinished|unresolved|unreleased|unmerged|untested)\b)"
     # The participle ends its clause, or a time, a place or the next clause follows it.
-    r"[a-z]{3,}ed(?:\s*[.!]?$|\s+(?:and|but|so|now|already|too|as well|yesterday|today|this|"
+    r"[a-z]{3,}ed(?: up| out)?(?:\s*[.!]?$|\s+(?:and|but|so|now|already|too|as well|yesterday|today|this|"
     r"last|on (?:staging|prod|production|all)|to (?:the|our|all|self-))\b)",
     r"(?:is|are|has been|have been) (?:now |already |all |also |finally )?(?:sent|posted|"
     r"connected|mapped|invited|reconciled)\b(?!\s+(?:inline|by|via|through|as|when|if|every|"
@@ -1014,7 +1015,7 @@ DEFERRAL = _lexicon(
     r"\bneither is started\b",
     r"\bwaits? (?:until|for|on)\b",
     # Not "tickets that were waiting on engineering": a past state, not work waiting now.
-    r"\bwaiting(?<!was waiting)(?<!were waiting)(?<!had been waiting) (?:on|for)\b",
+    r"\bwaiting(?<!was waiting)(?<!were waiting)(?<!had been waiting) (?:on|for|to hear)\b",
     r"\bblocked on\b",
     r"\bfollow[- ]?up\b",
     r"\buntil (?:after|next|monday|tuesday|wednesday|thursday|friday|"

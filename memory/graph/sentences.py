@@ -179,7 +179,7 @@ _CLAUSE_BREAK = re.compile(
     r"|(?=(?:so|but|then|and|which|although|though|while|whereas|plus|yet|because|since"
     r"|turns out|it turns out"
     r"|I|I'm|I've|I'll|I'd|we|we're|we've|we'll|it|it's|they|that's|this|there's|he|she"
-    r"|now|also|otherwise)\b)"
+    r"|now|also|otherwise|waiting|still waiting)\b)"
     r"|but\s+"
     r"|(?=[A-Z][a-z]+ (?:is|will|has|'s|can|says)\b))"
     # Not after an exception's name: "failed with KeyError: 'currency'" is one message.

@@ -2816,3 +2816,26 @@ def test_a_choice_told_as_a_replacement_a_keep_a_ban_or_enough_is_a_decision(
 )
 def test_a_clean_run_a_date_or_a_symptom_is_no_such_choice(text: str) -> None:
     assert _labels(text, NodeType.DECISION) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "done"),
+    [
+        ("Update: we picked her up on Tuesday.", "picked her up on Tuesday"),
+        (
+            "Deprecation warnings on 6.1 are cleaned up.",
+            "Deprecation warnings on 6.1 are cleaned up",
+        ),
+        (
+            "Emailed the tourist office at Chaumont, waiting to hear back.",
+            "Emailed the tourist office",
+        ),
+    ],
+)
+def test_work_picked_up_or_cleaned_up_is_done(text: str, done: str) -> None:
+    assert any(done in t for t in _tasks(text, "completed")), _one(text)
+
+
+def test_waiting_to_hear_back_is_still_open() -> None:
+    text = "Emailed the tourist office at Chaumont, waiting to hear back."
+    assert _tasks(text, "pending") == ["waiting to hear back"]

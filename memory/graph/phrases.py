@@ -777,14 +777,16 @@ TEAM_PRACTICE = _lexicon(
 DECISION_CASED = Guarded(
     re.compile(
         r"\bgets? [A-Z][\w.-]+|"
-        # What a person or a team wants, stated as their position: "Jun wants Caffeine with a 5 s TTL".
+        # What a person wants done, stated as their position: "Priya wants to host the retreat in
+        # Lisbon"; what they want had ("the council wants the risk assessment by May") is asked of
+        # the team, not chosen.
         r"^(?:[Tt]he )?(?!(?:It|This|That|Nobody|Everyone|Everybody|Anyone|Someone|Who|He|She|"
         r"[Ii]t|[Nn]obody|[Ee]veryone|[Ee]verybody|[Aa]nyone|[Ss]omeone|who|which|he|she|it|this|that|"
         # A department or a client asking for something states a requirement, not a position taken.
         r"[Pp]roduct|[Ff]inance|[Oo]ps|[Ss]ales|[Mm]arketing|[Ll]egal|[Ss]ecurity|[Dd]esign|[Ss]upport|"
         r"[Mm]anagement|[Ll]eadership|PI|[Cc]lient|[Cc]ustomer|[Uu]sers?|[Bb]oss|QA)\b)"
-        r"[A-Za-z][\w-]*(?: [a-z]+){0,2}(?:,[^,]{3,40},| \([^)]{2,40}\))? wants (?!to (?:know|see|ask|"
-        r"check|understand|talk|discuss|meet|chat|hear)\b)|"
+        r"[A-Za-z][\w-]*(?: [a-z]+){0,2}(?:,[^,]{3,40},| \([^)]{2,40}\))? wants to (?!(?:know|see|"
+        r"ask|check|understand|talk|discuss|meet|chat|hear)\b)|"
         # A position anyone takes, a department's too: "Ops insists on monthly releases".
         r"^(?:[Tt]he )?(?!(?:It|This|That|Nobody|Everyone|Everybody|Anyone|Someone|Who|He|She|I|We|"
         r"You|They)\b)[A-Z][\w-]*(?: [a-z]+){0,2}(?:,[^,]{3,40},)? (?:prefers|insists on|pushes for|"
@@ -804,7 +806,7 @@ DECISION_CASED = Guarded(
         r"errors|output|log|logs|trace|message|result|results|diff|link)\b)[a-z]"
     ),
     # A literal of each branch above, in order.
-    ("get", "wants", "prefers", "insists on", "pushes for", "votes for", "would rather", "No ")
+    ("get", "wants to", "prefers", "insists on", "pushes for", "votes for", "would rather", "No ")
     + (" over ", " use ", " is the ", " is our ", " are the ", " are our "),
 )
 

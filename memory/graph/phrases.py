@@ -973,7 +973,8 @@ DONE_PASSIVE = _lexicon(
 DONE_SUCCESS = _lexicon(
     r"\b(?:works|worked|work(?<!there's work)(?<!of work)(?<!the work)(?<!more work)"
     r"(?<!some work)(?<!any work)(?<!no work)(?<!at work)(?<!to work))\b"
-    r"(?! (?:on|for|with|at|as|out|around|toward|by|like|best)\b)",
+    r"(?! (?:on|for|with|at|as|out|around|toward|by|like|best|intermittently|sometimes)\b"
+    r"| (?:\w+ )?(?:half|some|part) (?:of )?the time\b)",
     r"\b(?:passes|pass|passed)\b(?! (?:the|it|through|on|in|a|an|them|this|that)\b)",
     r"\b(?:finished|succeeded|succeeds|compiles|survives|survived)\b",
     r"\b(?:went|goes|go|ran|runs) through\b",
@@ -1244,7 +1245,11 @@ ERROR = _lexicon(
     r"rejects?\b",
     r"(?:is|are|was|were) (?:\w+ )?(?:wrong|incorrect|corrupt\w*|unreachable|unreliable|missing|"
     r"locked|empty|duplicated|unsafe|broken)\b",
-    r"still (?:shows|accepted|accepts|returns|has the old|fails)\b",
+    r"still (?:shows?|accepted|accepts|returns|has the old|fails)\b",
+    # "the letter has the wrong date", "drop-through works half the time".
+    r"(?:has|have|had) (?:got )?the wrong\b",
+    r"\bworks (?:\w+ )?(?:half|some) (?:of )?the time\b",
+    r"\bthermal(?:ly)? throttl\w*",
     r"double-creat\w*",
     r"mak(?:es|ing) up\b",
     r"exceed(?:s|ed|ing)\b",
@@ -1276,7 +1281,7 @@ ERROR = _lexicon(
     r"\b(?:latency|p9\d|p50|response times?|load times?|memory|cpu|error rates?|bounce rate|"
     r"bills?|costs?) (?:\w+ )?(?:jumped|shot up|doubled|tripled|ballooned|went through the roof)\b",
     r"(?:lands?|landing|landed|goes|going|went|ends? up|ended up) in (?:the )?(?:spam|junk)\b",
-    r"trip(?:s|ped|ping)? (?:the |a )?(?:breaker|fuse)\b",
+    r"trip(?:s|ped|ping)? (?:the |a )?(?:\w+ ){0,2}(?:breaker|fuse|circuit|rcd|electrics)\b",
     r"\bbatter(?:y|ies) (?:\w+ )?drain|drains? (?:the |my )?batter",
     r"(?:looks?|renders?|displays?|prints?|comes? out|came out) (?:\w+ )?(?:tiny|blurry|pixelated|"
     r"stretched|squashed|upside down)\b",
@@ -1454,7 +1459,7 @@ ERROR = _lexicon(
     r"nobody (?:had |has )?(?:copied|updated|renewed|checked|reviewed|tested|rotated|"
     r"migrated|monitored|applied|restarted|caught|told)\b",
     # The system judged as it is now ("the current is terrible"), not a past one recounted.
-    r"(?:is|are) (?:\w+ )?(?:terrible|awful|horrible|abysmal)\b",
+    r"(?:is|are|feels?|looks?|sounds?) (?:\w+ )?(?:terrible|awful|horrible|abysmal)\b",
     # Casual reports: "it's giving me error", "gave us this error".
     r"(?:gives?|giving|gave) (?:me |us )?(?:an? |this |that |the same |some )?(?:\w+ )?errors?\b",
     # "the dashboards in Metabase time out", not "take a time out" or "set it to time out".
@@ -1529,7 +1534,8 @@ ERROR = _lexicon(
     r"\b(?:crackles|crackling|hisses|squeals|rattles|flaps|flapping)\b",
     r"\boff[- ]cent(?:re|er)\b|\bmisaligned\b|\bon backwards\b|\bupside down\b|\bthe wrong way round\b",
     r"(?:is|are|was|were|'s|'re) (?:\w+ )?(?:rotten|rotted|rusted|mouldy|moldy|cracked|warped|"
-    r"seized|clogged|bent|snapped|chipped|scratched|dented|soaked|flooded)\b",
+    r"seized|clogged|bent|snapped|chipped|scratched|dented|soaked|flooded|lifting|peeling|"
+    r"bulging|flaking)\b",
     r"(?:went|goes|go) out short\b",
     r"(?:didn't|did not|doesn't|does not) reach\b",
     r"(?:two|both|multiple|several) \w+ (?:getting|booking|receiving|claiming|taking|assigned) "

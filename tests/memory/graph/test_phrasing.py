@@ -2839,3 +2839,19 @@ def test_work_picked_up_or_cleaned_up_is_done(text: str, done: str) -> None:
 def test_waiting_to_hear_back_is_still_open() -> None:
     text = "Emailed the tourist office at Chaumont, waiting to hear back."
     assert _tasks(text, "pending") == ["waiting to hear back"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A parent pointed out that the letter has the wrong date.",
+        "The invoices for recurring walks still show $22.",
+        "Holding down and jump to drop through works only half the time.",
+        "The Pi was thermal throttling in the loft cupboard.",
+        "The ceiling light tripped the whole downstairs circuit.",
+        "The jump in my platformer feels awful on keyboard.",
+        "The kitchen laminate near the wall is lifting at the joins.",
+    ],
+)
+def test_more_symptoms_in_plain_words_are_errors(text: str) -> None:
+    assert _labels(text, NodeType.ERROR), _one(text)

@@ -103,11 +103,21 @@ _SENTENCE_STOP = re.compile(r"(?<=[a-z0-9)'\"])\.\s+(?=[A-Z0-9])")
 _ERROR_WORD = re.compile(r"\b(?:error|failed|denied):?\s", re.I)
 # A message field of a structured log line: '{"changed": false, "msg": "Failed to connect ..."}'.
 _MESSAGE_FIELD = re.compile(r"""(["'])(?:msg|message|error|reason)\1\s*:\s*(["'])(.{8,}?)\2""")
+# The error field of a logfmt line, which says why where its msg says only what failed.
+_LOGFMT_ERROR = re.compile(r'\b(?:err|error|reason)="((?:[^"\\]|\\.){8,}?)"')
+_LOGFMT_LEVEL = re.compile(r"\blevel=(?:warn|warning|error|err|fatal|crit|critical)\b")
 # A compiler's or linter's diagnostic: "proto/v1/quote.proto:21:3: Enum value name ...".
 _DIAGNOSTIC = re.compile(
     r"^\s*[\w./\\-]+\.\w{1,5}:\d+:\d+:\s*(?:error:\s*)?([A-Z][^\n]{5,}?)\.?\s*$"
 )
 _DIAGNOSTIC_HINT = re.compile(r"\.\w{1,5}:\d+:\d+:")
+# One diagnostic, the colon after its column optional: "[vite-plugin-svelte] src/lib/Timeline.svelte:14:2
+# `$:` is not allowed in runes mode"; not a warning.
+_DIAGNOSTIC_POSITION = re.compile(r"\.\w{1,8}:\d+:\d+")
+_LOOSE_DIAGNOSTIC = re.compile(
+    r"^\s*(?:e:\s+)?(?:\[[\w-]+\]\s+)?(?:file://)?[\w./\\-]+\.\w{1,8}:\d+:\d+:?\s+(?:error:\s*)?"
+    r"(?!warning\b|note\b|info\b)([`'\"A-Z][^\n]{5,}?)\.?\s*$"
+)
 # Lines that are no message of their own: stack frames, source excerpts, "key: value" context.
 _NOT_MESSAGE = re.compile(
     r"^(?:at\s|File\s|\(|\.\.\.|-->|\||\d+\s*\||"
@@ -135,7 +145,7 @@ def from_code(block: list[str]) -> list[tuple[str, str]]:
         ]
         if len(diagnostics) > 1:  # a linter's report: each line is a finding
             return diagnostics[:MAX_FINDINGS]
-    if not holds_any(text, _HINTS):
+    if not holds_any(text, _HINTS) and not _DIAGNOSTIC_POSITION.search(text):
         return []  # no line can score
     return _strongest(block)
 
@@ -150,6 +160,16 @@ def _strongest(block: list[str]) -> list[tuple[str, str]]:
     if best is None:
         return []
     score, i = best
+    if block[i].rstrip().endswith(":") and not any(line.strip() for line in block[i + 1 :]):
+        # "error during build:" closing the output heads nothing: a line before it says what.
+        before, j = max(
+            ((_line_score(line), j) for j, line in enumerate(block[:i])),
+            default=(0, 0),
+            key=lambda scored: (scored[0], -scored[1]),
+        )
+        label = error_line_label(block[j]) if before else ""
+        if label:
+            return [(label, block[j].strip())]
     last = _last_cause(block, i, score)
     if last:
         return [
@@ -257,8 +277,12 @@ _NPM_CODE = re.compile(r"^npm ERR!\s+(?:code|errno|syscall|path|A complete log)\
 def _line_score(line: str) -> int:
     """How surely a line is the failure message (0: not one). The first strongest line wins."""
     text = line.strip()
+    if _DIAGNOSTIC_POSITION.search(text) and _LOOSE_DIAGNOSTIC.match(text):
+        return 3  # "e: file:///x/Db.kt:3:8 Module was compiled with an incompatible version"
     if not holds_any(text, _HINTS):
         return 0
+    if "level=" in text and _LOGFMT_LEVEL.search(text) and _LOGFMT_ERROR.search(text):
+        return 3  # a logfmt line at warn or error level with an error field
     if not text or len(text) > 400 or _SUMMARY_LINE.search(text) or _SOURCE_LINE.search(text):
         return 0
     if _NPM_ERR.match(text):
@@ -293,8 +317,15 @@ def error_line_label(line: str) -> str:
     pod = _POD_STATUS.match(text)
     if pod:
         return f"{pod.group(1)} {pod.group(2)}"  # "api-7d9f8b6c5-x2k4p CrashLoopBackOff"
+    diagnostic = _LOOSE_DIAGNOSTIC.match(text) if _DIAGNOSTIC_POSITION.search(text) else None
+    if diagnostic:
+        text = diagnostic.group(1)  # the message, without the place it was found
     field = _MESSAGE_FIELD.search(text) if '"' in text or "'" in text else None
-    text = _LOG_PREFIX.sub("", field.group(3) if field else text)
+    logfmt = _LOGFMT_ERROR.search(text) if "=" in text else None
+    if logfmt:
+        text = logfmt.group(1)  # 'msg="Push failed" err="... rate limit exceeded"': the cause
+    else:
+        text = _LOG_PREFIX.sub("", field.group(3) if field else text)
     text = _ERROR_ERROR.sub("", text)  # "Error: Error acquiring ..."
     text = _BRACKETED_ERROR.sub(r"\1", text) if text.startswith("[Error") else text
     text = _CAUSED_BY.sub("", text)

@@ -881,6 +881,21 @@ def test_report_then_fix_keeps_both_names_and_resolves_the_report() -> None:
             "Error: Process completed with exit code 1.",
             "/opt/runner/node20/bin/node: /lib/libc.so.6: version GLIBC_2.28' not found",
         ),
+        (  # a logfmt line: its err field says why, its msg only what failed
+            'level=warn component=loki.write msg="Push failed" status=429 err="server returned '
+            'HTTP status 429 Too Many Requests (429): Ingestion rate limit exceeded"',
+            "server returned HTTP status 429 Too Many Requests (429): Ingestion rate limit exceeded",
+        ),
+        (  # one diagnostic, no colon after its column, before a closing "error during build:"
+            "$ npm run build\n[vite-plugin-svelte] src/lib/Timeline.svelte:14:2 `$:` is not "
+            "allowed in runes mode\nerror during build:",
+            "$: is not allowed in runes mode",
+        ),
+        (
+            "e: file:///Users/mira/sprout/shared/db/PlantDatabase.kt:3:8 Module was compiled "
+            "with an incompatible version of Kotlin.",
+            "Module was compiled with an incompatible version of Kotlin",
+        ),
         (  # a tagged message under a line saying only that the model failed
             "Error: Failed to evaluate model 'staging.stg_orders'\n"
             "  Binder Error: No function matches the given name and argument types",

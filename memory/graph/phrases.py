@@ -892,8 +892,9 @@ DONE_STATE = _lexicon(
     r"(?:is|are) (?:back (?:to|at|under|down to) |down to |up to )?(?:about |around |~)?[£$€]?\d[\d.,]*"
     r" ?(?:%|[a-zµ°]+)?(?: (?:a|per) \w+)? now\b",
     r"(?:is|are) (?:now )?back (?:to|at|under|down to)\b",
-    # An artifact reported in place: "the connector config is in migration/debezium/x.json".
-    r"(?:is|are) (?:now |already )?in (?:[\w.-]*/[\w./-]+|[\w-]+\.[a-z]{1,5}\b)",
+    # An artifact reported in place: "the connector config is now in migration/debezium/x.json".
+    # Without "now", where a thing lives ("the schema is in rules.yaml") describes; it reports none.
+    r"(?:is|are) now in (?:[\w.-]*/[\w./-]+|[\w-]+\.[a-z]{1,5}\b)",
     r"(?:is|are) (?:now |already |fully |all )?on v?\d+(?:\.\d+)+\b",
     r"(?:works|working|passes|pass|resolves?|loads?|builds|connects|starts|goes through|"
     r"shows? up|show|shows|sticks? around|survives?|is quiet) (?:fine |again |now )*"

@@ -2855,3 +2855,8 @@ def test_waiting_to_hear_back_is_still_open() -> None:
 )
 def test_more_symptoms_in_plain_words_are_errors(text: str) -> None:
     assert _labels(text, NodeType.ERROR), _one(text)
+
+
+def test_where_a_thing_lives_is_no_work_done_unless_it_is_now_there() -> None:
+    assert _tasks("The schema is in rules.yaml.", "completed") == []
+    assert _tasks("The connector config is now in migration/debezium/orders.json.", "completed")

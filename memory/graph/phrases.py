@@ -622,14 +622,6 @@ DECISION = _lexicon(
     r"backs? up) (?:\S+ ){0,5}(?:on )?every\b",
     r"^trigger every\b",
     r"\bsyncs? (?:through|via|over)\b",
-    r"(?:^|\bthe |\bour )(?:base |default |primary |target |main |rollback )?(?:model|backend|store|"
-    r"database|engine|runtime|framework|provider|region|format|strategy|window|threshold|"
-    r"timeout|ttl|batch size|page size|version|tier|host|schedule|cadence|stack|theme|font|"
-    r"broker|queue|tolerance|limit|cap|quota|interval|retention|fee|seed|sample size) "
-    r"(?:is|are|stays?|will be) (?!\w+ing\b|still\b|not\b|too\b|down\b|up\b|slow|"
-    r"fine\b|ok\b|empty\b|missing\b|wrong\b|broken\b|gone\b|done\b|in\b|on\b|at\b|great\b|"
-    r"good\b|bad\b|nice\b|perfect\b|awful\b|terrible\b|tight\b|full\b|busy\b|"
-    r"the (?:problem|issue|bug)\b)",
     r"\bafter all\b",
     r"\b(?:is|are) (?:the|our) (?:primary|default|fallback|backup|standard|source of truth|plan|"
     r"choice|winner|way to go)\b",

@@ -111,8 +111,9 @@ _DIAGNOSTIC = re.compile(
     r"^\s*[\w./\\-]+\.\w{1,5}:\d+:\d+:\s*(?:error:\s*)?([A-Z][^\n]{5,}?)\.?\s*$"
 )
 _DIAGNOSTIC_HINT = re.compile(r"\.\w{1,5}:\d+:\d+:")
-# One diagnostic, the colon after its column optional: "[vite-plugin-svelte] src/lib/Timeline.svelte:14:2
-# `$:` is not allowed in runes mode"; not a warning.
+# One diagnostic, the colon after its column optional ("[vite-plugin-svelte] src/lib/x.svelte:14:2
+# `$:` is not allowed in runes mode"); not a warning.
+
 _DIAGNOSTIC_POSITION = re.compile(r"\.\w{1,8}:\d+:\d+")
 _LOOSE_DIAGNOSTIC = re.compile(
     r"^\s*(?:e:\s+)?(?:\[[\w-]+\]\s+)?(?:file://)?[\w./\\-]+\.\w{1,8}:\d+:\d+:?\s+(?:error:\s*)?"

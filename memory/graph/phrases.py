@@ -953,8 +953,8 @@ DONE_PASSIVE = _lexicon(
     r"displayed|rendered|formatted|labelled|labeled|tagged|marked|flagged|set|unexpected|"
     r"undefined|unsigned|unpaid|unfinished|unresolved|unreleased|unmerged|untested)\b)"
     # The participle ends its clause, or a time, a place or the next clause follows it.
-    r"[a-z]{3,}ed(?: up| out)?(?:\s*[.!]?$|\s+(?:and|but|so|now|already|too|as well|yesterday|today|this|"
-    r"last|on (?:staging|prod|production|all)|to (?:the|our|all|self-))\b)",
+    r"[a-z]{3,}ed(?: up| out)?(?:\s*[.!]?$|\s+(?:and|but|so|now|already|too|as well|yesterday|"
+    r"today|this|last|on (?:staging|prod|production|all)|to (?:the|our|all|self-))\b)",
     r"(?:is|are|has been|have been) (?:now |already |all |also |finally )?(?:sent|posted|"
     r"connected|mapped|invited|reconciled)\b(?!\s+(?:inline|by|via|through|as|when|if|every|"
     r"from)\b)",
@@ -1024,9 +1024,11 @@ DEFERRAL = _lexicon(
     r"\b(?:by|before) (?:the )?end of (?:the )?(?:day|week|month|sprint|quarter)\b",
     r"\bstill needs?\b",
     r"\bstill have to\b",
-    r"\b(?:postpone[sd]?|postponing|deferr?(?:ed|ing)?|parked|de-?prioriti[sz]ed|punt(?:ed|ing)?)\b",
+    r"\b(?:postpone[sd]?|postponing|deferr?(?:ed|ing)?|parked|de-?prioriti[sz]ed|"
+    r"punt(?:ed|ing)?)\b",
     # Not a caller's wait: "calls drop after about 30 seconds on hold".
-    r"\bon hold\b(?<!seconds on hold)(?<!minutes on hold)(?<!while on hold)(?<!while you're on hold)",
+    r"\bon hold\b(?<!seconds on hold)(?<!minutes on hold)(?<!while on hold)"
+    r"(?<!while you're on hold)",
     r"\bstill has to\b",
     r"\bstill (?:haven't|hasn't|have not|has not)\b",
     r"\b(?:is|are) due (?:on|by|in|next|this|before)\b",
@@ -1350,8 +1352,9 @@ ERROR = _lexicon(
     r"inflat(?:es|ed|ing) (?:the |our |all )?(?:\w+ )?(?:totals?|numbers|counts|revenue|metrics|"
     r"figures|sums)\b",
     # Output that is no value: "reads the barcodes as gibberish", "renders the name as 'undefined'".
-    r"\b(?:reads?|renders?|shows?|displays?|prints?|appears?|comes? out|came out) (?:\S+ ){0,4}?as (?:an? )?"
-    r"['\"]?(?:undefined|null|nan|gibberish|garbage|nonsense|question marks?|boxes|squares)\b",
+    r"\b(?:reads?|renders?|shows?|displays?|prints?|appears?|comes? out|came out) (?:\S+ ){0,4}?as "
+    r"(?:an? )?['\"]?(?:undefined|null|nan|gibberish|garbage|nonsense|question marks?|boxes|"
+    r"squares)\b",
     r"\b(?:nobody|no one|no-one) can (?:log in|sign in|access|open|reach|connect|pay|check out)\b",
     r"\bflagged (?:a|an|the|another) (?:\w+ )?(?:conflict|issue|problem|error|discrepancy|"
     r"mismatch|bug|inconsistency)\b",
@@ -1521,11 +1524,13 @@ ERROR = _lexicon(
     r"(?:we|i|they) lost (?:\S+ ){0,4}?(?:records|files|photos|emails|orders|entries|changes|work|"
     r"progress|history|weeks|days|hours|bookings|contacts|data)\b",
     r"(?:grinding|clicking|rattling|squealing|buzzing|whining|knocking) (?:noise|sound)s?\b",
-    r"(?:didn't|did not|failed to) pass\b(?! (?:it|that|this|them|the (?:cost|savings?|message)) on\b)",
+    r"(?:didn't|did not|failed to) pass\b"
+    r"(?! (?:it|that|this|them|the (?:cost|savings?|message)) on\b)",
     # Heard, seen or found wrong: "the PA crackles", "the alert flaps at 3am", "the spine text is
     # off-centre", "the edging boards are rotten", "the clamp was on backwards".
     r"\b(?:crackles|crackling|hisses|squeals|rattles|flaps|flapping)\b",
-    r"\boff[- ]cent(?:re|er)\b|\bmisaligned\b|\bon backwards\b|\bupside down\b|\bthe wrong way round\b",
+    r"\boff[- ]cent(?:re|er)\b|\bmisaligned\b|\bon backwards\b|\bupside down\b|"
+    r"\bthe wrong way round\b",
     r"(?:is|are|was|were|'s|'re) (?:\w+ )?(?:rotten|rotted|rusted|mouldy|moldy|cracked|warped|"
     r"seized|clogged|bent|snapped|chipped|scratched|dented|soaked|flooded|lifting|peeling|"
     r"bulging|flaking)\b",

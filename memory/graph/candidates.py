@@ -137,7 +137,12 @@ class Emitter:
         label = labels.clean(raw) if clean else raw.strip()
         if not labels.is_usable(label):
             return None
-        words = labels.topic_words(label)
+        # A file is the file its path names: "Jenkinsfile.deploy" is not "Jenkinsfile".
+        words = (
+            frozenset((labels.normalize_path(label),))
+            if node_type == NodeType.FILE
+            else labels.topic_words(label)
+        )
         earlier = self.state.similar(node_type, words, 0.5 if self.recap else 0.8)
         if (
             earlier is not None

@@ -956,3 +956,12 @@ def test_a_test_runners_tally_is_not_an_error_of_its_own() -> None:
     )
     cands = extract(_turns(("user", "Run the tests."), ("tool", output)))
     assert _labels(cands, NodeType.ERROR) == ["AssertionError: assert 1999 == 2000"]
+
+
+def test_files_that_share_a_stem_are_distinct_files() -> None:
+    text = "They live in Jenkinsfile, Jenkinsfile.deploy and Jenkinsfile.nightly."
+    assert _labels(_one(text), NodeType.FILE) == [
+        "Jenkinsfile",
+        "Jenkinsfile.deploy",
+        "Jenkinsfile.nightly",
+    ]

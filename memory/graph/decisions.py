@@ -170,7 +170,7 @@ _MEASUREMENT = Twin(
         r"\b(?:takes?|took|taking|went from|is at|are at|dropped|rose|shows?)\b[^.;]*\d|"
         r"\d\S* (?:\S+ ){0,3}?instead of (?:the )?[£$€]?\d|"
         # A wrong result, not a choice: "the chart shows last month's data instead of this month's".
-        r"\b(?:shows?|showed|displays?|displayed|returned|prints?|printed|renders?|rendered|"
+        r"\b(?:shows?|showed|showing|displays?|displayed|returned|prints?|printed|renders?|rendered|"
         r"charged) (?:\S+ ){1,6}?instead of\b"
     )
 )

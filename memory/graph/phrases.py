@@ -1213,7 +1213,7 @@ ERROR = _lexicon(
     r"blows? up\b",
     r"blew up\b",
     r"fell (?:\w+ )?(?:over|behind)\b",
-    r"falls? (?:\w+ )?(?:over|behind)\b",
+    r"(?:falls?|falling) (?:\w+ )?(?:over|behind)\b",
     r"hangs\b",
     r"hung\b",
     r"hanging\b",
@@ -1240,7 +1240,7 @@ ERROR = _lexicon(
     r"rejects?\b",
     r"(?:is|are|was|were) (?:\w+ )?(?:wrong|incorrect|corrupt\w*|unreachable|unreliable|missing|"
     r"locked|empty|duplicated|unsafe|broken)\b",
-    r"still (?:shows?|accepted|accepts|returns|has the old|fails)\b",
+    r"still (?:shows?|showing|accepted|accepts|returns|has the old|fails)\b",
     # "the letter has the wrong date", "drop-through works half the time".
     r"(?:has|have|had) (?:got )?the wrong\b",
     r"\bworks (?:\w+ )?(?:half|some) (?:of )?the time\b",

@@ -2860,3 +2860,24 @@ def test_more_symptoms_in_plain_words_are_errors(text: str) -> None:
 def test_where_a_thing_lives_is_no_work_done_unless_it_is_now_there() -> None:
     assert _tasks("The schema is in rules.yaml.", "completed") == []
     assert _tasks("The connector config is now in migration/debezium/orders.json.", "completed")
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("Our orders stream is falling behind again.", "orders stream is falling behind"),
+        (
+            "Changed the venue fine, but the date is still showing Thursday 13th instead of "
+            "Friday 14th.",
+            "the date is still showing Thursday 13th",
+        ),
+        (
+            'Error: on /de/products the console shows "Hydration failed because the initial UI '
+            'does not match what was rendered on the server".',
+            "Hydration failed because the initial UI does not match",
+        ),
+    ],
+)
+def test_a_lag_a_stale_value_or_a_quoted_message_is_the_error(text: str, error: str) -> None:
+    assert any(error in e for e in _labels(text, NodeType.ERROR)), _one(text)
+    assert _labels(text, NodeType.DECISION) == []

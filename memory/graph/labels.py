@@ -45,7 +45,10 @@ _TAG_WORDS = (
     "after all", "for sure", "i guess", "i think", "right away", "either", "as agreed",
     "as discussed", "as planned", "from now on", "going forward", "moving forward", "for good",
 )  # fmt: skip
-_IDIOM_THEN = (" it is then", " it's then", " it is, then", " it's, then")
+# A choice's own idiom, whose tag word stays: "Candes it is then", "so it's Netlify after all".
+_IDIOM = re.compile(
+    r"(?:\bit(?:'s| is),? then|^(?:so,? )?it(?:'s| is) \S.* (?:then|after all))$", re.IGNORECASE
+)
 _TRAILING_WORD = Folded(r"\s\s*(?:" + "|".join(_TAG_WORDS) + ")$")
 
 
@@ -57,8 +60,8 @@ def _strip_trailing(text: str) -> str:
         tag = _TRAILING_WORD.search(text)
         if tag is None or " " not in text[: tag.start()].strip():
             return text  # "Newtonsoft then": with one word left, the tag is part of the idiom
-        if text.lower().endswith(_IDIOM_THEN):
-            return text  # "Candes it is then": the choice's own idiom
+        if _IDIOM.search(text):
+            return text
         text = text[: tag.start()]
 
 

@@ -496,6 +496,8 @@ DECISION = _lexicon(
     # An option replaced, or kept as it is: "webpacker gets replaced by importmap", "the flour
     # isn't changing".
     r"\b(?:gets?|got|is getting|will be|is being) replaced (?:by|with)\b",
+    # A price moved: "domestic goes from £50/hr to £55 + VAT from December".
+    r"\bgo(?:es)? (?:up |down )?from [£$€]\d[\d.,]*\S* to [£$€]?\d",
     r"\b(?:isn't|is not|aren't|are not|won't be) changing\b(?! (?:before|until|yet|today|this|"
     r"tonight|again|anymore|any more)\b)",
     # What we kept of two: "removed the template one and kept the solaredge sensor".

@@ -647,7 +647,9 @@ def plain_strip_trailing(text: str) -> str:
         tag = labels._TRAILING_WORD.search(text)
         if tag is None or " " not in text[: tag.start()].strip():
             return text
-        if re.search(r"\bit(?:'s| is),? then$", text, re.IGNORECASE):
+        if re.search(
+            r"\bit(?:'s| is),? then$|^(?:so,? )?it(?:'s| is) \S.* (?:then|after all)$", text, re.I
+        ):
             return text
         text = text[: tag.start()]
 

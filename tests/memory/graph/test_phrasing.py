@@ -2798,6 +2798,8 @@ def test_a_caller_on_hold_is_no_work_put_on_hold() -> None:
         ("Counted the handsets, so four handsets will do us.", "four handsets will do us"),
         ("The plums are left out, they get pruned in July.", "plums are left out"),
         ("Candes it is then, there's a chambre d'hôte there.", "Candes it is then"),
+        ("So it's Netlify after all.", "it's Netlify after all"),
+        ("Domestic goes from £50/hr to £55 + VAT from December.", "goes from £50/hr to £55"),
     ],
 )
 def test_a_choice_told_as_a_replacement_a_keep_a_ban_or_enough_is_a_decision(

@@ -2883,3 +2883,8 @@ def test_where_a_thing_lives_is_no_work_done_unless_it_is_now_there() -> None:
 def test_a_lag_a_stale_value_or_a_quoted_message_is_the_error(text: str, error: str) -> None:
     assert any(error in e for e in _labels(text, NodeType.ERROR)), _one(text)
     assert _labels(text, NodeType.DECISION) == []
+
+
+def test_a_lowercase_i_after_a_comma_opens_a_clause_as_a_capital_does() -> None:
+    text = "the consumer list has 40 rows from today's deploys, i'll write a cleanup tomorrow"
+    assert _tasks(text, "pending") == ["write a cleanup tomorrow"]

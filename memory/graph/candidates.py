@@ -29,10 +29,6 @@ _SETTING_THE_SCENE = frozenset({"deferral", "done"})
 _PROGRESS = {Status.PENDING: 0, Status.IN_PROGRESS: 1, Status.FAILED: 1, Status.COMPLETED: 2}
 
 
-# A message quoted in prose, of three words or more.
-_QUOTED = re.compile(r'["“]([^"“”]+?\s[^"“”]+?\s[^"“”]+?)["”]')
-
-
 @dataclass
 class Seen:
     words: frozenset[str]
@@ -187,11 +183,7 @@ class Emitter:
         self.add(NodeType.TASK, raw, status, quote, cue=cue, conf=conf)
 
     def error(self, raw: str, quote: str, cue: str, conf: float = 0.75) -> None:
-        """An open error; a later fix may resolve it. A message quoted in the statement ('the
-        console shows "Hydration failed because ..."') is the error."""
-        quoted = _QUOTED.search(raw) if '"' in raw or "“" in raw else None
-        if quoted and failures.is_error_message(quoted.group(1)):
-            raw = quoted.group(1)
+        """An open error; a later fix may resolve it."""
         c = self.add(NodeType.ERROR, raw, Status.FAILED, quote, cue=cue, conf=conf)
         self.last_error_turn = self.turn.position
         if c is not None and c.status == Status.FAILED:

@@ -18,7 +18,7 @@ from memory.graph import (
     speakers,
 )
 from memory.graph.candidates import Emitter, Offer, SessionState
-from memory.graph.prefilter import Guarded, Twin, holds_any
+from memory.graph.prefilter import Guarded, Twin
 from memory.graph.sentences import Segments, Sentence, segment, split_clauses
 from memory.graph.types import Candidate, NodeType, Status, Turn
 
@@ -204,50 +204,6 @@ def _quotes_error(text: str) -> bool:
     )
 
 
-def _message_said(text: str, role: str) -> str:
-    """The message a failure shows, quoted after the word that reports it: "the form rejected the
-    card with 'Transaction declined: AVS mismatch'", "the QR code opens a page that says 'This form
-    is no longer accepting responses'". The message is the error, with the short clause that
-    reports it when there is one ("Gusto rejects it: ..."); the rest of the sentence only says
-    where it appeared. "" when the sentence quotes no such message."""
-    # A quote that opens after a reporting word opens after a space: most apostrophes do not.
-    if not holds_any(text, _OPENING_QUOTES):
-        return ""
-    for m in _QUOTED.finditer(text):
-        message = next(g for g in m.groups() if g)
-        before = text[: m.start()]
-        if (
-            len(message.split()) >= 3
-            and _REPORTED_BY.search(before[-_REPORTING_CHARS:])
-            and (failures.is_error_message(message) or failures.is_problem(before, role))
-        ):
-            message = failures.error_line_label(message)
-            context = _CLAUSE_BREAK.split(before)[-1].strip(" :").removesuffix(" with")
-            if 2 <= len(context.split()) <= 5:
-                return f"{context}: {message}"  # "Gusto rejects it: Pay date history ..."
-            return message
-    return ""
-
-
-_CLAUSE_BREAK = re.compile(r"[,;:]\s+|\s+(?:and|but|so)\s+")
-
-
-_OPENING_QUOTES = (" '", ' "', "\u2018", "\u201c")
-_REPORTING_CHARS = 40  # the longest ending of ``_REPORTED_BY``, with room to spare
-_QUOTED = re.compile(
-    r"(?<!\w)'([^'\n]{4,200})'(?!\w)|\"([^\"\n]{4,200})\"|\u2018([^\u2019\n]{4,200})\u2019|"
-    r"\u201c([^\u201d\n]{4,200})\u201d"
-)
-# The words that introduce what a screen, a log or a program said.
-_REPORTED_BY = re.compile(
-    r"\b(?:with|says?|said|saying|gets?|got|getting|gives?|gave|giving|shows?|showed|showing|"
-    r"reads?|throws?|threw|throwing|returns?|returned|returning|errors?|message|complains?|"
-    r"complained|complaining)(?:\s+(?:me|us|back|an?\s+error|an?\s+message|the\s+error))?"
-    r"\s*:?\s*$",
-    re.IGNORECASE,
-)
-
-
 LIKELY_CONFIDENCE = 0.6  # above the validator's floor, below most rules' own
 
 
@@ -358,7 +314,7 @@ def _sentence(sentence: Sentence, role: str, emit: Emitter, decided_before: bool
 def _clauses(text: str, role: str, emit: Emitter) -> str:
     kind, before, last = "", "", ""
     emit.quoted_error = _quotes_error(text)
-    said = _message_said(text, role) if not emit.quoted_error else ""
+    said = failures.message_said(text, role) if not emit.quoted_error else ""
     if said:
         emit.error(said, text, cue="quoted_error")
         emit.quoted_error = True

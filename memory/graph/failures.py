@@ -110,11 +110,10 @@ _LOGFMT_LEVEL = re.compile(r"\blevel=(?:warn|warning|error|err|fatal|crit|critic
 _DIAGNOSTIC = re.compile(
     r"^\s*[\w./\\-]+\.\w{1,5}:\d+:\d+:\s*(?:error:\s*)?([A-Z][^\n]{5,}?)\.?\s*$"
 )
-_DIAGNOSTIC_HINT = re.compile(r"\.\w{1,5}:\d+:\d+:")
+# Where a diagnostic was found ("x.proto:21:3"), the test before either diagnostic pattern.
+_DIAGNOSTIC_POSITION = re.compile(r"\.\w{1,8}:\d+:\d+")
 # One diagnostic, the colon after its column optional ("[vite-plugin-svelte] src/lib/x.svelte:14:2
 # `$:` is not allowed in runes mode"); not a warning.
-
-_DIAGNOSTIC_POSITION = re.compile(r"\.\w{1,8}:\d+:\d+")
 _LOOSE_DIAGNOSTIC = re.compile(
     r"^\s*(?:e:\s+)?(?:\[[\w-]+\]\s+)?(?:file://)?[\w./\\-]+\.\w{1,8}:\d+:\d+:?\s+(?:error:\s*)?"
     r"(?!warning\b|note\b|info\b)([`'\"A-Z][^\n]{5,}?)\.?\s*$"
@@ -140,38 +139,34 @@ def from_code(block: list[str]) -> list[tuple[str, str]]:
         ]
         if findings:
             return findings[:MAX_FINDINGS]
-    if _DIAGNOSTIC_HINT.search(text):
+    placed = _DIAGNOSTIC_POSITION.search(text)
+    if placed:
         diagnostics = [
             (m.group(1), line.strip()) for line in block if (m := _DIAGNOSTIC.match(line))
         ]
         if len(diagnostics) > 1:  # a linter's report: each line is a finding
             return diagnostics[:MAX_FINDINGS]
-    if not holds_any(text, _HINTS) and not _DIAGNOSTIC_POSITION.search(text):
+    if not placed and not holds_any(text, _HINTS):
         return []  # no line can score
     return _strongest(block)
 
 
 def _strongest(block: list[str]) -> list[tuple[str, str]]:
     """The block's strongest failure line, or the detail line saying why it failed, or both."""
-    best: tuple[int, int] | None = None
-    for i, line in enumerate(block):
-        score = _line_score(line)
-        if score and (best is None or score > best[0]):
-            best = (score, i)  # the first strongest line: later ones elaborate on it
-    if best is None:
+    scores = [_line_score(line) for line in block]
+    score = max(scores, default=0)
+    if not score:
         return []
-    score, i = best
+    i = scores.index(score)  # the first strongest line: later ones elaborate on it
     if block[i].rstrip().endswith(":") and not any(line.strip() for line in block[i + 1 :]):
         # "error during build:" closing the output heads nothing: a line before it says what.
-        before, j = max(
-            ((_line_score(line), j) for j, line in enumerate(block[:i])),
-            default=(0, 0),
-            key=lambda scored: (scored[0], -scored[1]),
-        )
-        label = error_line_label(block[j]) if before else ""
-        if label:
-            return [(label, block[j].strip())]
-    last = _last_cause(block, i, score)
+        before = max(scores[:i], default=0)
+        if before:
+            j = scores.index(before)
+            label = error_line_label(block[j])
+            if label:
+                return [(label, block[j].strip())]
+    last = _last_cause(block, scores, i)
     if last:
         return [
             (label, block[i].strip()) for label in (error_line_label(block[i]),) if label
@@ -194,11 +189,12 @@ def _strongest(block: list[str]) -> list[tuple[str, str]]:
 _EXIT_CODE = re.compile(r"\bexit(?:ed with)? (?:code|status) \d+", re.IGNORECASE)
 
 
-def _last_cause(block: list[str], first: int, score: int) -> list[tuple[str, str]]:
-    """The last failure line as strong as the first, when the output goes on past the first to
-    another: the wrapped cause ("Caused by: ...", the deepest exception) that people name."""
+def _last_cause(block: list[str], scores: list[int], first: int) -> list[tuple[str, str]]:
+    """The last failure line as strong as the first (``scores`` are the lines' ``_line_score``),
+    when the output goes on past the first to another: the wrapped cause ("Caused by: ...", the
+    deepest exception) that people name."""
     for j in range(len(block) - 1, first, -1):
-        if _line_score(block[j]) >= max(score, 3) and not _EXIT_CODE.search(block[j]):
+        if scores[j] >= max(scores[first], 3) and not _EXIT_CODE.search(block[j]):
             label = error_line_label(block[j])
             return [(label, block[j].strip())] if label else []
     return []
@@ -527,3 +523,49 @@ def problem_label(clause: str) -> str:
                 i -= 1  # "..., so it vanished": the piece before names what "it" is
             return clause[starts[i] :]
     return clause
+
+
+def message_said(text: str, role: str) -> str:
+    """The message a failure shows, quoted after the word that reports it: "the form rejected the
+    card with 'Transaction declined: AVS mismatch'", "the QR code opens a page that says 'This form
+    is no longer accepting responses'". The message is the error, with the short clause that
+    reports it when there is one ("Gusto rejects it: ..."); the rest of the sentence only says
+    where it appeared. "" when the sentence quotes no such message."""
+    # A quote that opens after a reporting word opens after a space: most apostrophes do not.
+    if not holds_any(text, _OPENING_QUOTES):
+        return ""
+    for m in _QUOTED_MESSAGE.finditer(text):
+        message = next(g for g in m.groups() if g)
+        before = text[: m.start()]
+        if (
+            len(message.split()) >= 3
+            and _REPORTED_BY.search(before[-_REPORTING_CHARS:])
+            and (is_error_message(message) or is_problem(before, role))
+        ):
+            message = error_line_label(message)
+            context = _REPORT_BREAK.split(before)[-1].strip(" :").removesuffix(" with")
+            words = len(context.split())
+            if 2 <= words <= 5 and words + len(message.split()) <= MAX_LABEL_WORDS:
+                return f"{context}: {message}"  # "Gusto rejects it: Pay date history ..."
+            # With no room for both in a label, the message: a label would cut it short.
+            return message
+    return ""
+
+
+_REPORT_BREAK = re.compile(r"[,;:]\s+|\s+(?:and|but|so)\s+")
+
+
+_OPENING_QUOTES = (" '", ' "', "\u2018", "\u201c")
+_REPORTING_CHARS = 40  # the longest ending of ``_REPORTED_BY``, with room to spare
+_QUOTED_MESSAGE = re.compile(
+    r"(?<!\w)'([^'\n]{4,200})'(?!\w)|\"([^\"\n]{4,200})\"|\u2018([^\u2019\n]{4,200})\u2019|"
+    r"\u201c([^\u201d\n]{4,200})\u201d"
+)
+# The words that introduce what a screen, a log or a program said.
+_REPORTED_BY = re.compile(
+    r"\b(?:with|says?|said|saying|gets?|got|getting|gives?|gave|giving|shows?|showed|showing|"
+    r"reads?|throws?|threw|throwing|returns?|returned|returning|errors?|message|complains?|"
+    r"complained|complaining)(?:\s+(?:me|us|back|an?\s+error|an?\s+message|the\s+error))?"
+    r"\s*:?\s*$",
+    re.IGNORECASE,
+)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from memory.graph import decisions, paths, phrases
+from memory.graph import decisions, failures, paths, phrases
 from memory.graph.candidates import Emitter
 from memory.graph.types import Status
 
@@ -92,7 +92,9 @@ def marked(kind: str, body: str, quote: str, emit: Emitter) -> None:
         elif kind in _TASK_STATUS:
             emit.task(item, _TASK_STATUS[kind], quote, cue=f"marker_{kind}", conf=0.9)
         elif kind == "error":
-            emit.error(item, quote, cue="marker_error", conf=0.9)
+            # "Error: the console shows 'Hydration failed ...'": the message shown is the error.
+            said = failures.message_said(item, emit.turn.role)
+            emit.error(said or item, quote, cue="marker_error", conf=0.9)
         # "files" markers carry only paths, which path detection already takes.
 
 

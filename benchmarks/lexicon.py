@@ -30,18 +30,7 @@ from memory.graph.sentences import segment
 
 ROOT = Path(__file__).resolve().parent
 TRAINING = tuple(
-    ROOT / "corpus" / name
-    for name in (
-        "own",
-        "tuning",
-        "tuning2",
-        "tuning3",
-        "tuning4",
-        "tuning5",
-        "tuning6",
-        "tuning7",
-        "tuning8",
-    )
+    ROOT / "corpus" / name for name in ("own", "tuning", *(f"tuning{n}" for n in range(2, 9)))
 )
 # Probability from which a sentence is taken to state the category's fact.
 THRESHOLDS = {"decisions": 0.6, "errors": 0.35, "completed_tasks": 0.5, "pending_tasks": 0.4}

@@ -271,10 +271,15 @@ _NPM_ERR = re.compile(r"^npm ERR!\s+")
 _NPM_CODE = re.compile(r"^npm ERR!\s+(?:code|errno|syscall|path|A complete log)\b")
 
 
+def _loose_diagnostic(text: str) -> re.Match[str] | None:
+    """``text`` as one loose diagnostic, its message in group 1; the position searched first."""
+    return _LOOSE_DIAGNOSTIC.match(text) if _DIAGNOSTIC_POSITION.search(text) else None
+
+
 def _line_score(line: str) -> int:
     """How surely a line is the failure message (0: not one). The first strongest line wins."""
     text = line.strip()
-    if _DIAGNOSTIC_POSITION.search(text) and _LOOSE_DIAGNOSTIC.match(text):
+    if _loose_diagnostic(text):
         return 3  # "e: file:///x/Db.kt:3:8 Module was compiled with an incompatible version"
     if not holds_any(text, _HINTS):
         return 0
@@ -314,7 +319,7 @@ def error_line_label(line: str) -> str:
     pod = _POD_STATUS.match(text)
     if pod:
         return f"{pod.group(1)} {pod.group(2)}"  # "api-7d9f8b6c5-x2k4p CrashLoopBackOff"
-    diagnostic = _LOOSE_DIAGNOSTIC.match(text) if _DIAGNOSTIC_POSITION.search(text) else None
+    diagnostic = _loose_diagnostic(text)
     if diagnostic:
         text = diagnostic.group(1)  # the message, without the place it was found
     field = _MESSAGE_FIELD.search(text) if '"' in text or "'" in text else None
